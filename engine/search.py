@@ -1,99 +1,531 @@
-"""Searcher: iterative deepening alpha-beta over python-chess boards (TEMPORARY STUB).
+"""Searcher: iterative deepening, negamax alpha-beta with PVS, quiescence search.
 
-The stub keeps the public interface that protocol/ and the analysis API use; the real
-search replaces its internals.
+One ``Searcher`` owns all search state (transposition table, killers, history, counters);
+``new_game()`` resets it. ``search()`` runs on a private copy of the board, reports every
+completed iteration through ``on_info`` and returns the last completed iteration's result.
+The stop flag, the hard time limit and the node limit are checked every ``CHECK_INTERVAL``
+nodes and abort the running iteration by raising ``SearchAborted``.
 """
 
+import math
 import threading
 import time
-from typing import Callable, List, Optional
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple
 
 import chess
 
-from engine.types import INF, Limits, SearchInfo, SearchResult
+from engine import timeman
+from engine.evaluate import blend
+from engine.makemove import do_move, do_null, initial_state
+from engine.movepick import PIECE_VALUE, history_index, move_code, ordered_moves, tactical_moves
+from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
+from engine.types import DRAW, INF, MATE, MATE_BOUND, MAX_PLY, Limits, SearchInfo, SearchResult, mate_in_moves
 
-VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900, chess.KING: 0}
+CHECK_INTERVAL = 128
+"""Nodes between checks of the stop flag and the clock (about 5-10 ms on CPython)."""
+
+MAX_DEPTH = 100
+"""Iterative deepening never goes deeper (reached only in trivial positions)."""
+
+HISTORY_MAX = 16384
+"""History scores saturate towards this bound (history gravity)."""
 
 
 class SearchAborted(Exception):
-    pass
+    """Raised inside the tree when the search must stop now."""
+
+
+@dataclass
+class SearchParams:
+    """Search tunables, kept together so that tuning touches one place."""
+
+    pruning: bool = True
+    """Forward pruning, reductions, extensions and aspiration windows; off = plain alpha-beta."""
+    aspiration_depth: int = 4
+    """First depth searched with an aspiration window."""
+    aspiration_delta: int = 30
+    """Initial half-width of the aspiration window (centipawns)."""
+    rfp_depth: int = 6
+    """Reverse futility pruning applies up to this depth."""
+    rfp_margin: int = 80
+    """Reverse futility margin per ply of depth."""
+    nmp_depth: int = 3
+    """Null-move pruning applies from this depth."""
+    futility_depth: int = 3
+    """Futility pruning of quiet moves applies up to this depth."""
+    futility_margin: int = 90
+    """Futility margin per ply of depth (plus ``futility_base``)."""
+    futility_base: int = 60
+    """Constant part of the futility margin."""
+    lmp_base: int = 3
+    """Late move pruning: quiets tried before the rest are skipped is ``lmp_base + depth**2``."""
+    lmr_depth: int = 3
+    """Late move reductions apply from this depth."""
+    lmr_moves: int = 3
+    """... and from this many moves searched."""
+    delta_margin: int = 200
+    """Quiescence delta pruning margin (centipawns)."""
+
+
+def _lmr_table() -> List[List[int]]:
+    """Reduction by depth and move number: the usual log(depth) * log(moves) shape."""
+    return [[0 if d == 0 or m == 0 else int(0.75 + math.log(d) * math.log(m) / 2.25) for m in range(64)]
+            for d in range(64)]
+
+
+LMR = _lmr_table()
 
 
 class Searcher:
-    """Owns all search state (transposition table, history, counters)."""
+    """Iterative-deepening alpha-beta searcher over python-chess boards."""
 
-    def __init__(self, hash_mb: int = 16) -> None:
-        self.hash_mb = hash_mb
+    def __init__(self, hash_mb: int = 16, params: Optional[SearchParams] = None) -> None:
+        self.params = params or SearchParams()
+        self.tt = TranspositionTable(hash_mb)
         self.move_overhead_ms = 10
-        self._ponderhit_at: Optional[float] = None
+        """Milliseconds subtracted from every time budget (GUI and pipe latency)."""
+        self.history = [0] * 8192
+        self.killers: List[List[Optional[chess.Move]]] = [[None, None] for _ in range(MAX_PLY + 2)]
+        self.nodes = 0
+        self.seldepth = 0
+        self._pondering = False
+        self._tm_start = 0.0
+
+    # -- state management -------------------------------------------------------------------
 
     def new_game(self) -> None:
         """Forget everything learned from earlier searches."""
+        self.tt.clear()
+        self.history = [0] * 8192
+        self.killers = [[None, None] for _ in range(MAX_PLY + 2)]
 
     def set_hash(self, mb: int) -> None:
         """Resize the transposition table to ``mb`` megabytes (clears it)."""
-        self.hash_mb = mb
+        self.tt.resize(mb)
 
     def clear_hash(self) -> None:
         """Empty the transposition table."""
+        self.tt.clear()
 
     def hashfull(self) -> int:
         """Transposition table fill in permille."""
-        return 0
+        return self.tt.hashfull()
 
     def ponderhit(self) -> None:
-        """The ponder move was played: from now on the clock limits of the running search apply."""
-        self._ponderhit_at = time.monotonic()
+        """The ponder move was played: the running search's clock starts now."""
+        self._tm_start = time.monotonic()
+        self._pondering = False
+
+    # -- entry points -----------------------------------------------------------------------
 
     def search(self, board: chess.Board, limits: Limits,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                stop: Optional[threading.Event] = None, multipv: int = 1) -> SearchResult:
-        board = board.copy()
+        """Search ``board`` (not modified) within ``limits``; see the module docstring."""
         start = time.monotonic()
-        moves = list(board.legal_moves)
-        if limits.searchmoves:
-            moves = [m for m in moves if m in limits.searchmoves] or moves
-        if not moves:
-            return SearchResult(None)
-        best = moves[0]
-        result = SearchResult(best, nodes=0)
-        nodes = [0]
+        self._start = start
+        self._tm_start = start
+        self._pondering = limits.ponder
+        self._stop = stop
+        self._soft, self._hard = timeman.allocate(limits, board.turn, self.move_overhead_ms)
+        self._node_limit = limits.nodes if limits.nodes is not None and limits.nodes > 0 else None
+        self.nodes = 0
+        self.seldepth = 0
+        self._next_check = self._next_check_at()
+        self.tt.new_search()
+        self.pv: List[List[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
 
-        def ab(depth, alpha, beta):
-            nodes[0] += 1
-            if stop is not None and stop.is_set():
-                raise SearchAborted
-            if depth == 0 or board.is_game_over():
-                if board.is_checkmate():
-                    return -30000
-                if board.is_game_over():
-                    return 0
-                s = sum(VALUES[p.piece_type] * (1 if p.color == board.turn else -1) for p in board.piece_map().values())
-                return s
-            for m in board.legal_moves:
-                board.push(m)
-                v = -ab(depth - 1, -beta, -alpha)
-                board.pop()
-                if v >= beta:
-                    return v
-                alpha = max(alpha, v)
-            return alpha
+        self.board, self.keys, root_state = self._prepare(board)
+        root_moves = self._root_moves(limits, root_state[0])
+        if not root_moves:
+            return SearchResult(None, time_ms=self._elapsed_ms())
 
-        max_depth = limits.depth or 3
+        multipv = max(1, min(multipv, len(root_moves)))
+        max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+        result = SearchResult(root_moves[0])
+        previous_score = 0
         try:
             for depth in range(1, max_depth + 1):
-                best_v, best_m = -INF, moves[0]
-                for m in moves:
-                    board.push(m)
-                    v = -ab(depth - 1, -INF, -best_v)
-                    board.pop()
-                    if v > best_v:
-                        best_v, best_m = v, m
-                t = int((time.monotonic() - start) * 1000)
-                info = SearchInfo(depth=depth, seldepth=depth, score=best_v, nodes=nodes[0], time_ms=t, pv=[best_m])
-                result = SearchResult(best_m, None, [info], nodes[0], t)
-                if on_info:
-                    on_info(info)
+                lines = self._iterate(depth, root_moves, root_state, multipv, previous_score)
+                previous_score = lines[0].score
+                result = self._result(lines, root_state)
+                if on_info is not None:
+                    for line in lines:
+                        on_info(line)
+                if self._should_stop(limits, depth, lines[0].score, len(root_moves)):
+                    break
         except SearchAborted:
             pass
+        result.nodes = self.nodes
+        result.time_ms = self._elapsed_ms()
         return result
+
+    def quiescence_score(self, board: chess.Board, ply: int = 0) -> int:
+        """The quiescence value of ``board`` with a full window (side to move's view).
+
+        ``ply`` is the distance from the root it stands for: mate scores count from there.
+        """
+        self.nodes = 0
+        self.seldepth = 0
+        self._stop = None
+        self._node_limit = None
+        self._hard = None
+        self._pondering = False
+        self._next_check = self._next_check_at()
+        work = board.copy()
+        _, mg, eg, phase = initial_state(work)
+        self.board = work
+        return self._qsearch(-INF, INF, ply, mg, eg, phase)
+
+    # -- iterative deepening helpers -----------------------------------------------------------
+
+    def _prepare(self, board: chess.Board):
+        """A private board, the keys of the positions since the last irreversible move, the root state."""
+        work = board.copy()
+        replay = min(len(work.move_stack), work.halfmove_clock)
+        moves = [work.pop() for _ in range(replay)][::-1]
+        state = initial_state(work)
+        keys = [state[0]]
+        for move in moves:
+            state = do_move(work, move, *state)
+            keys.append(state[0])
+        return work, keys, state
+
+    def _root_moves(self, limits: Limits, root_key: int) -> List[chess.Move]:
+        """Legal root moves (restricted by ``searchmoves``), hash move and captures first."""
+        entry = self.tt.probe(root_key)
+        ordered = [m for m, _ in ordered_moves(self.board, entry[1] if entry else None, self.killers[0], self.history)]
+        if limits.searchmoves:
+            wanted = {move_code(m) for m in limits.searchmoves}
+            restricted = [m for m in ordered if move_code(m) in wanted]
+            ordered = restricted or ordered
+        return ordered
+
+    def _iterate(self, depth: int, root_moves: List[chess.Move], state, multipv: int,
+                 previous_score: int) -> List[SearchInfo]:
+        """One iteration: ``multipv`` root searches, each excluding the moves of better lines."""
+        lines = []
+        for index in range(multipv):
+            candidates = root_moves[index:]
+            score, pv = self._aspiration(depth, candidates, state,
+                                         previous_score if index == 0 else None)
+            # Keep the root list ordered: this line's move goes to its rank.
+            root_moves.remove(pv[0])
+            root_moves.insert(index, pv[0])
+            lines.append(SearchInfo(depth=depth, seldepth=self.seldepth, score=score, nodes=self.nodes,
+                                    time_ms=self._elapsed_ms(), pv=pv, multipv=index + 1,
+                                    hashfull=self.tt.hashfull()))
+        lines.sort(key=lambda line: -line.score)
+        for rank, line in enumerate(lines, 1):
+            line.multipv = rank
+        return lines
+
+    def _aspiration(self, depth: int, moves: List[chess.Move], state, guess: Optional[int]):
+        """Aspiration windows: search a narrow window around the last score, widen on failure."""
+        params = self.params
+        if not params.pruning or guess is None or depth < params.aspiration_depth or abs(guess) >= MATE_BOUND:
+            return self._search_root(depth, -INF, INF, moves, state)
+        delta = params.aspiration_delta
+        alpha, beta = max(-INF, guess - delta), min(INF, guess + delta)
+        while True:
+            score, pv = self._search_root(depth, alpha, beta, moves, state)
+            if score <= alpha:
+                alpha = max(-INF, score - delta)
+            elif score >= beta:
+                beta = min(INF, score + delta)
+            else:
+                return score, pv
+            delta *= 2
+            if delta > 1000:
+                alpha, beta = -INF, INF
+
+    def _search_root(self, depth: int, alpha: int, beta: int, moves: List[chess.Move], state):
+        """PVS over the root moves; returns (score, pv). The first move gets the full window."""
+        board = self.board
+        keys = self.keys
+        pv_table = self.pv
+        pruning = self.params.pruning
+        original_alpha = alpha
+        best, best_pv = -INF, [moves[0]]
+        for index, move in enumerate(moves):
+            child = do_move(board, move, *state)
+            keys.append(child[0])
+            new_depth = depth - 1 + (1 if pruning and board.is_check() else 0)  # check extension
+            pv_table[1] = []
+            if index == 0:
+                score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True)
+            else:
+                score = -self._negamax(new_depth, -alpha - 1, -alpha, 1, *child, True)
+                if alpha < score < beta:
+                    pv_table[1] = []
+                    score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True)
+            board.pop()
+            keys.pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    best_pv = [move] + pv_table[1]
+                    if alpha >= beta:
+                        break
+        bound = LOWER if best >= beta else (EXACT if best > original_alpha else UPPER)
+        self.tt.store(state[0], best_pv[0], score_to_tt(best, 0), depth, bound)
+        return best, best_pv
+
+    def _result(self, lines: List[SearchInfo], root_state) -> SearchResult:
+        """Package a completed iteration; the ponder move comes from the PV or the hash table."""
+        pv = lines[0].pv
+        ponder = pv[1] if len(pv) > 1 else None
+        if ponder is None:
+            board = self.board
+            child = do_move(board, pv[0], *root_state)
+            entry = self.tt.probe(child[0])
+            if entry is not None and entry[1] is not None and board.is_legal(entry[1]):
+                ponder = entry[1]
+            board.pop()
+        return SearchResult(pv[0], ponder, lines, self.nodes, self._elapsed_ms())
+
+    def _should_stop(self, limits: Limits, depth: int, score: int, n_root_moves: int) -> bool:
+        """Soft limits, checked between iterations."""
+        if limits.mate is not None:
+            mate = mate_in_moves(score)
+            if mate is not None and 0 < mate <= limits.mate:
+                return not (limits.infinite or limits.ponder)
+        if limits.infinite or self._pondering:
+            return False
+        if self._soft is None:
+            return False
+        if n_root_moves == 1:
+            return True  # a forced move needs no thinking
+        elapsed = (time.monotonic() - self._tm_start) * 1000
+        # The next iteration costs more than all previous ones together: once 60% of the
+        # budget is gone it would most likely be cut off by the hard limit and wasted.
+        return elapsed >= self._soft * 0.6
+
+    def _elapsed_ms(self) -> int:
+        return int((time.monotonic() - self._start) * 1000)
+
+    def _next_check_at(self) -> int:
+        nxt = self.nodes + CHECK_INTERVAL
+        if self._node_limit is not None and self._node_limit < nxt:
+            nxt = self._node_limit
+        return nxt
+
+    def _check(self) -> None:
+        """Abort when stopped, out of nodes, or past the hard time limit."""
+        if self._stop is not None and self._stop.is_set():
+            raise SearchAborted
+        if self._node_limit is not None and self.nodes >= self._node_limit:
+            raise SearchAborted
+        if self._hard is not None and not self._pondering \
+                and (time.monotonic() - self._tm_start) * 1000 >= self._hard:
+            raise SearchAborted
+        self._next_check = self._next_check_at()
+
+    # -- the tree -------------------------------------------------------------------------------
+
+    def _is_repetition(self, key: int, halfmove_clock: int) -> bool:
+        """True if ``key`` occurred earlier with the same side to move since the last irreversible move."""
+        keys = self.keys
+        last = len(keys) - 1
+        stop = max(-1, last - halfmove_clock - 1)
+        for i in range(last - 4, stop, -2):
+            if keys[i] == key:
+                return True
+        return False
+
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int,
+                 key: int, mg: int, eg: int, phase: int, null_ok: bool) -> int:
+        """Fail-soft principal variation search; scores from the side to move."""
+        if depth <= 0:
+            return self._qsearch(alpha, beta, ply, mg, eg, phase)
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._check()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        board = self.board
+        pv_node = beta - alpha > 1
+        in_check = board.is_check()
+
+        # Step 1. Draws by the fifty-move rule, repetition, insufficient material.
+        hmc = board.halfmove_clock
+        if hmc >= 100 and (not in_check or any(board.generate_legal_moves())):
+            return DRAW
+        if hmc >= 4 and self._is_repetition(key, hmc):
+            return DRAW
+        if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
+            return DRAW
+        if ply >= MAX_PLY:
+            return blend(board, mg, eg, phase)
+
+        # Step 2. Mate distance pruning: no line here can beat a mate already found nearer the root.
+        alpha = max(alpha, -MATE + ply)
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+
+        # Step 3. Transposition table cutoff (never at PV nodes, which keeps PVs whole).
+        entry = self.tt.probe(key)
+        tt_move = None
+        if entry is not None:
+            tt_move = entry[1]
+            if entry[3] >= depth and not pv_node:
+                tt_score = score_from_tt(entry[2], ply)
+                bound = entry[4]
+                if bound == EXACT or (bound == LOWER and tt_score >= beta) or (bound == UPPER and tt_score <= alpha):
+                    return tt_score
+
+        params = self.params
+        pruning = params.pruning
+        static = -INF
+        if not in_check:
+            static = blend(board, mg, eg, phase)
+            if pruning and not pv_node:
+                # Step 4. Reverse futility pruning: far above beta, a quiet move will not drop it.
+                if depth <= params.rfp_depth and static - params.rfp_margin * depth >= beta \
+                        and abs(beta) < MATE_BOUND:
+                    return static
+                # Step 5. Null-move pruning, guarded against zugzwang by requiring pieces.
+                if null_ok and depth >= params.nmp_depth and static >= beta \
+                        and board.occupied_co[board.turn] & ~(board.pawns | board.kings):
+                    reduction = 3 + depth // 4
+                    null_key = do_null(board, key)
+                    self.keys.append(null_key)
+                    score = -self._negamax(depth - 1 - reduction, -beta, -beta + 1, ply + 1,
+                                           null_key, mg, eg, phase, False)
+                    board.pop()
+                    self.keys.pop()
+                    if score >= beta:
+                        return beta if score >= MATE_BOUND else score
+
+        # Step 6. The move loop: PVS with late move reductions, futility and late move pruning.
+        keys = self.keys
+        pv_table = self.pv
+        history = self.history
+        killers = self.killers[ply]
+        best = -INF
+        best_move = None
+        searched = 0
+        quiets_tried: List[chess.Move] = []
+        futile = pruning and not in_check and depth <= params.futility_depth \
+            and static + params.futility_base + params.futility_margin * depth <= alpha
+        lmp_limit = params.lmp_base + depth * depth if pruning and not in_check and depth <= 3 else 1000
+        for move, quiet in ordered_moves(board, tt_move, killers, history):
+            if quiet and searched and best > -MATE_BOUND and (futile or len(quiets_tried) >= lmp_limit):
+                # Futility / late move pruning: checks are exempt, so look after the push.
+                child = do_move(board, move, key, mg, eg, phase)
+                if not board.is_check():
+                    board.pop()
+                    continue
+            else:
+                child = do_move(board, move, key, mg, eg, phase)
+            keys.append(child[0])
+            gives_check = board.is_check()
+            new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
+            if searched == 0:
+                if pv_node:
+                    pv_table[ply + 1] = []
+                score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True)
+            else:
+                reduction = 0
+                if pruning and quiet and depth >= params.lmr_depth and searched >= params.lmr_moves \
+                        and not in_check and not gives_check:
+                    # Late move reductions: later quiet moves are searched shallower first.
+                    reduction = LMR[min(depth, 63)][min(searched, 63)] - (1 if pv_node else 0)
+                    reduction = max(0, min(reduction, new_depth - 1))
+                score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, *child, True)
+                if reduction and score > alpha:
+                    score = -self._negamax(new_depth, -alpha - 1, -alpha, ply + 1, *child, True)
+                if pv_node and alpha < score < beta:
+                    pv_table[ply + 1] = []
+                    score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True)
+            board.pop()
+            keys.pop()
+            searched += 1
+
+            if score > best:
+                best = score
+                if score > alpha:
+                    best_move = move
+                    alpha = score
+                    if pv_node:
+                        pv_table[ply] = [move] + pv_table[ply + 1]
+                    if alpha >= beta:
+                        if quiet:
+                            self._reward_quiet(move, quiets_tried, depth, killers, board.turn)
+                        break
+            if quiet:
+                quiets_tried.append(move)
+
+        if searched == 0:
+            return -MATE + ply if in_check else DRAW
+
+        if best >= beta:
+            bound = LOWER
+        elif best_move is not None:
+            bound = EXACT
+        else:
+            bound = UPPER
+        self.tt.store(key, best_move, score_to_tt(best, ply), depth, bound)
+        return best
+
+    def _reward_quiet(self, move: chess.Move, tried: List[chess.Move], depth: int,
+                      killers: List[Optional[chess.Move]], color: bool) -> None:
+        """A quiet move cut off: make it a killer, raise its history, lower the quiets tried before it."""
+        if killers[0] is None or move_code(killers[0]) != move_code(move):
+            killers[1] = killers[0]
+            killers[0] = move
+        history = self.history
+        bonus = min(depth * depth, 400)
+        index = history_index(color, move)
+        history[index] += bonus - history[index] * bonus // HISTORY_MAX
+        for other in tried:
+            index = history_index(color, other)
+            history[index] -= bonus + history[index] * bonus // HISTORY_MAX
+
+    def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int) -> int:
+        """Quiescence search: captures and queen promotions (all evasions when in check)."""
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._check()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        board = self.board
+        if ply >= MAX_PLY:
+            return blend(board, mg, eg, phase)
+        in_check = board.is_check()
+        if in_check:
+            best = -INF
+            moves = board.generate_legal_moves()
+            stand = -INF
+        else:
+            stand = blend(board, mg, eg, phase)
+            # Stand pat: the side to move may decline every capture.
+            if stand >= beta:
+                return stand
+            if stand > alpha:
+                alpha = stand
+            best = stand
+            moves = tactical_moves(board)
+        delta = self.params.delta_margin if self.params.pruning and not in_check else None
+        piece_type_at = board.piece_type_at
+        for move in moves:
+            if delta is not None and not move.promotion:
+                # Delta pruning: even winning the victim for free cannot reach alpha.
+                victim = piece_type_at(move.to_square) or chess.PAWN
+                if stand + PIECE_VALUE[victim] + delta <= alpha:
+                    continue
+            _, cmg, ceg, cphase = do_move(board, move, 0, mg, eg, phase)
+            score = -self._qsearch(-beta, -alpha, ply + 1, cmg, ceg, cphase)
+            board.pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        if in_check and best == -INF:
+            return -MATE + ply
+        return best

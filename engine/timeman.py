@@ -1,0 +1,38 @@
+"""Time management: turn a ``go`` command's clock into a soft and a hard limit.
+
+Pure functions, no clock reads. The soft limit is checked between iterations (do not start
+another); the hard limit aborts a running iteration. Both are milliseconds from the start.
+"""
+
+from typing import Optional, Tuple
+
+from engine.types import Limits
+
+DEFAULT_MOVES_TO_GO = 30
+"""Moves assumed left in sudden death (no ``movestogo``)."""
+MIN_TIME_MS = 5
+"""Never plan less than this: a python-chess search cannot answer faster."""
+
+
+def allocate(limits: Limits, white_to_move: bool, overhead_ms: int = 10) -> Tuple[Optional[int], Optional[int]]:
+    """(soft_ms, hard_ms) for a search, or (None, None) when no clock applies."""
+    if limits.movetime is not None:
+        budget = max(MIN_TIME_MS, max(0, limits.movetime) - overhead_ms)
+        return budget, budget
+    if limits.wtime is None and limits.btime is None:
+        return None, None
+    # A clock for one side only (``go wtime 100``): the other side's is 0, as Stockfish reads it.
+    time_left = (limits.wtime if white_to_move else limits.btime) or 0
+    inc = (limits.winc if white_to_move else limits.binc) or 0
+    time_left, inc = max(0, time_left), max(0, inc)
+    available = max(0, time_left - overhead_ms)
+    moves_to_go = DEFAULT_MOVES_TO_GO
+    if limits.movestogo is not None and limits.movestogo > 0:
+        moves_to_go = min(limits.movestogo, DEFAULT_MOVES_TO_GO)
+    # Spend an even share of the clock plus most of the increment on a normal move, and allow
+    # up to five times that (never more than the last-move share) when the search is unstable.
+    soft = available // moves_to_go + inc * 3 // 4
+    hard_cap = available if moves_to_go == 1 else available * 2 // 5
+    hard = min(soft * 5, hard_cap)
+    soft = min(soft, hard)
+    return max(MIN_TIME_MS, soft), max(MIN_TIME_MS, hard)

@@ -1,0 +1,84 @@
+"""Transposition table: a fixed-size list of entries indexed by Zobrist key.
+
+Entries are tuples ``(key, move, score, depth, bound, age)``: a tuple is the cheapest
+record to build and unpack in Python. Mate scores are stored relative to the node (distance
+to mate from there) and converted back on probe, so a transposition reached at another ply
+reports the right distance.
+"""
+
+from typing import Optional, Tuple
+
+import chess
+
+from engine.types import MATE_BOUND
+
+EXACT, LOWER, UPPER = 0, 1, 2
+"""Bound types of a stored score."""
+
+ENTRY_BYTES = 232
+"""Measured memory of one filled slot on CPython 3.11 (tuple, key int, move, list slot):
+sizes the table so that it stays within the ``Hash`` option (tests/test_tt.py checks it)."""
+
+Entry = Tuple[int, Optional[chess.Move], int, int, int, int]
+
+
+def score_to_tt(score: int, ply: int) -> int:
+    """Make a mate score relative to the storing node."""
+    if score >= MATE_BOUND:
+        return score + ply
+    if score <= -MATE_BOUND:
+        return score - ply
+    return score
+
+
+def score_from_tt(score: int, ply: int) -> int:
+    """Turn a stored mate score back into distance from the root."""
+    if score >= MATE_BOUND:
+        return score - ply
+    if score <= -MATE_BOUND:
+        return score + ply
+    return score
+
+
+class TranspositionTable:
+    """Fixed-capacity table: depth- and age-aware replacement, one entry per slot."""
+
+    def __init__(self, mb: int = 16) -> None:
+        self.resize(mb)
+
+    def resize(self, mb: int) -> None:
+        """Allocate for ``mb`` megabytes (clears the table)."""
+        self.size = max(1024, mb * 1024 * 1024 // ENTRY_BYTES)
+        self.clear()
+
+    def clear(self) -> None:
+        """Drop every entry."""
+        self.slots = [None] * self.size
+        self.age = 0
+
+    def new_search(self) -> None:
+        """Age the table: entries of earlier searches become preferred victims."""
+        self.age = (self.age + 1) & 255
+
+    def probe(self, key: int) -> Optional[Entry]:
+        """The entry stored for ``key``, or None."""
+        entry = self.slots[key % self.size]
+        if entry is not None and entry[0] == key:
+            return entry
+        return None
+
+    def store(self, key: int, move: Optional[chess.Move], score: int, depth: int, bound: int) -> None:
+        """Store a search result; keeps a deeper entry of the current search for another key."""
+        index = key % self.size
+        old = self.slots[index]
+        if old is not None and old[0] != key and old[5] == self.age and old[3] > depth + 2:
+            return
+        if move is None and old is not None and old[0] == key:
+            move = old[1]  # keep the known best move when this search found none
+        self.slots[index] = (key, move, score, depth, bound, self.age)
+
+    def hashfull(self) -> int:
+        """Permille of the first 1000 slots filled by the current search (as UCI defines it)."""
+        sample = self.slots[:1000]
+        age = self.age
+        return sum(1 for e in sample if e is not None and e[5] == age) * 1000 // len(sample)
