@@ -173,8 +173,9 @@ def blend(board: chess.Board, mg: int, eg: int, phase: int) -> int:
     """Score from the side to move, given the incremental White-positive sums."""
     if phase > PHASE_MAX:
         phase = PHASE_MAX
-    score = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
-    return (score if board.turn else -score) + TEMPO
+    if not board.turn:
+        mg, eg = -mg, -eg  # negate before dividing: floor division keeps colour symmetry
+    return (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX + TEMPO
 
 
 def evaluate(board: chess.Board) -> int:

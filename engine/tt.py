@@ -15,8 +15,9 @@ from engine.types import MATE_BOUND
 EXACT, LOWER, UPPER = 0, 1, 2
 """Bound types of a stored score."""
 
-ENTRY_BYTES = 232
-"""Measured memory of one filled slot on CPython 3.11 (tuple, key int, move, list slot):
+ENTRY_BYTES = 320
+"""Upper bound of one filled slot on CPython 3.11 (tuple, key and score ints, Move with its
+__dict__, list slot; about 260 measured, 320 worst case):
 sizes the table so that it stays within the ``Hash`` option (tests/test_tt.py checks it)."""
 
 Entry = Tuple[int, Optional[chess.Move], int, int, int, int]

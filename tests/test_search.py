@@ -1,0 +1,194 @@
+"""Search correctness: mates with the right distance, draws, determinism, limits, MultiPV."""
+
+import threading
+
+import chess
+import pytest
+
+from engine import bench
+from engine.search import Searcher
+from engine.types import Limits, SearchInfo
+
+MATES = [
+    # (fen, mate in N moves)
+    ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1),
+    ("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4", 1),
+    ("k7/8/1K6/8/8/8/8/1Q6 w - - 0 1", 2),
+    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 0", 2),
+    ("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3),
+    ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1),
+    ("7k/8/8/8/8/8/R7/1R4K1 w - - 0 1", 2),
+]
+
+
+@pytest.mark.parametrize("fen,mate", MATES)
+def test_finds_mate_with_exact_distance(fen, mate):
+    result = Searcher().search(chess.Board(fen), Limits(depth=2 * mate + 2))
+    assert result.lines[0].mate == mate
+    board = chess.Board(fen)
+    for move in result.lines[0].pv:
+        assert board.is_legal(move)
+        board.push(move)
+    assert board.is_checkmate(), "the PV of a mate score must end in mate"
+    assert len(result.lines[0].pv) == 2 * mate - 1
+
+
+def test_mated_side_sees_negative_mate():
+    # Black to move is mated next move whatever it does.
+    board = chess.Board("7k/8/6K1/8/8/8/8/R7 b - - 0 1")
+    result = Searcher().search(board, Limits(depth=4))
+    assert result.lines[0].mate == -1
+
+
+def test_stalemate_and_mate_roots_have_no_move():
+    stalemate = chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+    assert stalemate.is_stalemate()
+    assert Searcher().search(stalemate, Limits(depth=3)).best_move is None
+    mated = chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
+    assert Searcher().search(mated, Limits(depth=3)).best_move is None
+
+
+def test_stalemate_trap_is_scored_as_draw():
+    # White is a queen up; Qf7?? stalemates; every other legal line keeps a winning score.
+    board = chess.Board("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1")
+    searcher = Searcher()
+    board.push_uci("f1f7")
+    assert board.is_stalemate()
+    board.pop()
+    result = searcher.search(board, Limits(depth=4, searchmoves=[chess.Move.from_uci("f1f7")]))
+    assert result.best_move == chess.Move.from_uci("f1f7")
+    assert result.score == 0
+
+
+def test_repetition_is_scored_as_draw():
+    # 1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6: 4.Ng1 repeats the position after 2.Ng1 (score 0), while the
+    # static evaluation of that position is not 0 (tempo), so a non-draw score would show.
+    board = chess.Board()
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"]:
+        board.push_uci(uci)
+    back = chess.Move.from_uci("f3g1")
+    result = Searcher().search(board, Limits(depth=4, searchmoves=[back]))
+    assert result.best_move == back
+    assert result.score == 0
+    # Without the history the same move is not a draw.
+    fresh = chess.Board(board.fen())
+    assert Searcher().search(fresh, Limits(depth=4, searchmoves=[back])).score != 0
+
+
+def test_fifty_move_rule_is_a_draw():
+    # A queen up, but the half-move clock is at 99: any non-zeroing move draws.
+    board = chess.Board("7k/8/8/8/8/8/8/KQ6 w - - 99 200")
+    result = Searcher().search(board, Limits(depth=3))
+    assert result.score == 0
+
+
+def test_insufficient_material_is_a_draw():
+    board = chess.Board("7k/8/8/8/8/8/8/KN6 w - - 0 1")
+    assert Searcher().search(board, Limits(depth=3)).score == 0
+
+
+def test_search_does_not_modify_board():
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
+    board.push_uci("a2a3")
+    before = (board.fen(), list(board.move_stack))
+    Searcher().search(board, Limits(depth=3))
+    assert (board.fen(), list(board.move_stack)) == before
+
+
+def test_same_depth_same_nodes_and_result():
+    fen = bench.POSITIONS[1]
+    a = Searcher().search(chess.Board(fen), Limits(depth=4))
+    b = Searcher().search(chess.Board(fen), Limits(depth=4))
+    assert (a.nodes, a.best_move, a.score, a.lines[0].pv) == (b.nodes, b.best_move, b.score, b.lines[0].pv)
+
+
+def test_bench_node_count_is_deterministic():
+    assert bench.run(3).nodes == bench.run(3).nodes
+
+
+def test_node_limit_is_exact():
+    result = Searcher().search(chess.Board(), Limits(nodes=3000))
+    assert result.nodes == 3000
+    assert result.best_move in chess.Board().legal_moves
+
+
+def test_stop_before_first_iteration_still_returns_legal_move():
+    stop = threading.Event()
+    stop.set()
+    board = chess.Board(bench.POSITIONS[1])
+    result = Searcher().search(board, Limits(infinite=True), stop=stop)
+    assert result.best_move in board.legal_moves
+    assert result.lines == []
+
+
+def test_stop_from_callback_ends_search():
+    stop = threading.Event()
+    seen = []
+
+    def on_info(info: SearchInfo) -> None:
+        seen.append(info.depth)
+        if info.depth == 3:
+            stop.set()
+
+    result = Searcher().search(chess.Board(), Limits(infinite=True), on_info=on_info, stop=stop)
+    assert seen[-1] == 3 and result.depth == 3
+
+
+def test_iterations_are_reported_in_order_with_legal_pvs():
+    infos = []
+    board = chess.Board(bench.POSITIONS[5])
+    Searcher().search(board, Limits(depth=5), on_info=infos.append)
+    assert [i.depth for i in infos] == [1, 2, 3, 4, 5]
+    for info in infos:
+        assert info.seldepth >= 1 and info.nodes > 0
+        replay = board.copy()
+        for move in info.pv:
+            assert replay.is_legal(move)
+            replay.push(move)
+
+
+def test_searchmoves_restricts_root():
+    board = chess.Board()
+    only = [chess.Move.from_uci("a2a3"), chess.Move.from_uci("h2h4")]
+    result = Searcher().search(board, Limits(depth=3, searchmoves=only))
+    assert result.best_move in only
+
+
+def test_multipv_lines_are_distinct_and_ordered():
+    board = chess.Board(bench.POSITIONS[6])
+    result = Searcher().search(board, Limits(depth=4), multipv=4)
+    lines = result.lines
+    assert [line.multipv for line in lines] == [1, 2, 3, 4]
+    assert len({line.pv[0] for line in lines}) == 4
+    assert all(a.score >= b.score for a, b in zip(lines, lines[1:]))
+    assert result.best_move == lines[0].pv[0]
+
+
+def test_go_mate_stops_when_found():
+    infos = []
+    Searcher().search(chess.Board(MATES[2][0]), Limits(mate=2), on_info=infos.append)
+    assert infos[-1].mate == 2
+
+
+def test_tt_memory_stays_within_hash():
+    import gc
+    import sys
+    searcher = Searcher(1)
+    searcher.search(chess.Board(bench.POSITIONS[10]), Limits(depth=6))
+    gc.collect()
+    slots = searcher.tt.slots
+    total = sys.getsizeof(slots)
+    seen = set()
+    for entry in slots:
+        if entry is None:
+            continue
+        total += sys.getsizeof(entry)
+        for item in entry:
+            if id(item) not in seen:
+                seen.add(id(item))
+                total += sys.getsizeof(item) + (sys.getsizeof(item.__dict__) if hasattr(item, "__dict__") else 0)
+    filled = sum(1 for e in slots if e is not None)
+    assert filled > len(slots) // 4, "the search should have filled a good part of a 1 MB table"
+    # Extrapolate to a full table: still within 1 MB.
+    per_entry = (total - sys.getsizeof(slots)) / filled
+    assert sys.getsizeof(slots) + per_entry * len(slots) <= 1024 * 1024
