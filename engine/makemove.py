@@ -18,13 +18,13 @@ import chess
 from engine.evaluate import PHASE_INC, PST_EG, PST_MG, material_pst
 
 _rng = random.Random(0x5EED_C0DE)
-PIECE_KEYS = [[[_rng.getrandbits(64) for _ in range(64)] for _ in range(2)] for _ in range(7)]
+PIECE_KEYS = [[[_rng.getrandbits(63) for _ in range(64)] for _ in range(2)] for _ in range(7)]
 """``PIECE_KEYS[piece_type][color][square]`` (piece type 0 unused)."""
-CASTLE_KEYS = [_rng.getrandbits(64) for _ in range(64)]
+CASTLE_KEYS = [_rng.getrandbits(63) for _ in range(64)]
 """One key per castling-rights rook square (python-chess keeps rights as a rook bitmask)."""
-EP_KEYS = [_rng.getrandbits(64) for _ in range(8)]
+EP_KEYS = [_rng.getrandbits(63) for _ in range(8)]
 """One key per en-passant file."""
-TURN_KEY = _rng.getrandbits(64)
+TURN_KEY = _rng.getrandbits(63)
 """XORed in when White is to move."""
 
 BB_SQUARES = chess.BB_SQUARES
