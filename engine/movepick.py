@@ -1,4 +1,5 @@
-"""Move ordering: staged generation (hash move, captures, killers, quiets by history).
+"""Move ordering: staged generation (hash move, good captures, killers, quiets by history,
+losing captures), with static exchange evaluation (SEE) to tell good captures from bad.
 
 Stages are generated lazily, so a node that cuts off on the hash move or a capture never
 pays for quiet-move generation (the most expensive python-chess call in the tree).
@@ -25,6 +26,64 @@ def move_code(move: chess.Move) -> int:
 def history_index(color: bool, move: chess.Move) -> int:
     """Index of ``move`` by ``color`` in the flat history table (2 * 64 * 64 entries)."""
     return (color << 12) | (move.from_square << 6) | move.to_square
+
+
+SEE_VALUE = (0, 100, 320, 330, 500, 900, 0)
+"""Piece values for static exchange evaluation (a king is never really captured)."""
+
+_BB_SQUARES = chess.BB_SQUARES
+
+
+def see(board: chess.Board, move: chess.Move) -> int:
+    """Static exchange evaluation: material the mover wins on the target square if both sides
+    keep recapturing with their least valuable attacker (pins ignored, x-rays included)."""
+    to = move.to_square
+    frm = move.from_square
+    piece_type_at = board.piece_type_at
+    occupied = board.occupied ^ _BB_SQUARES[frm]
+    victim = piece_type_at(to)
+    if victim is None:
+        if board.ep_square == to and board.pawns & _BB_SQUARES[frm]:
+            victim = chess.PAWN
+            occupied ^= _BB_SQUARES[to - 8 if board.turn else to + 8]
+        else:
+            victim = 0
+    gains = [SEE_VALUE[victim]]
+    on_square = piece_type_at(frm)
+    if move.promotion:
+        gains[0] += SEE_VALUE[move.promotion] - SEE_VALUE[chess.PAWN]
+        on_square = move.promotion
+    side = not board.turn
+    by_type = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings)
+    attackers_mask = board.attackers_mask
+    while True:
+        attackers = attackers_mask(side, to, occupied) & occupied
+        if not attackers:
+            break
+        for index, bb in enumerate(by_type):
+            mine = bb & attackers
+            if mine:
+                break
+        least = mine & -mine
+        if index == 5 and attackers_mask(not side, to, occupied ^ least) & occupied:
+            break  # the king cannot recapture onto a defended square
+        gains.append(SEE_VALUE[on_square] - gains[-1])
+        on_square = index + 1
+        occupied ^= least
+        side = not side
+    for depth in range(len(gains) - 1, 0, -1):
+        gains[depth - 1] = -max(-gains[depth - 1], gains[depth])
+    return gains[0]
+
+
+def loses_material(board: chess.Board, move: chess.Move) -> bool:
+    """True when a capture or promotion loses material by SEE (cheap test first: a capture of
+    a piece worth at least the capturer never loses)."""
+    piece_type_at = board.piece_type_at
+    victim = piece_type_at(move.to_square)
+    if victim is not None and SEE_VALUE[victim] >= SEE_VALUE[piece_type_at(move.from_square)]:
+        return False
+    return see(board, move) < 0
 
 
 def tactical_moves(board: chess.Board) -> List[chess.Move]:
@@ -57,9 +116,13 @@ def ordered_moves(board: chess.Board, tt_move: Optional[chess.Move], killers: Li
         tt_code = move_code(tt_move)
         yield tt_move, not (board.is_capture(tt_move) or tt_move.promotion == chess.QUEEN)
 
+    losing = []
     for move in tactical_moves(board):
         if move_code(move) != tt_code:
-            yield move, False
+            if loses_material(board, move):
+                losing.append(move)  # bad captures go after the quiet moves
+            else:
+                yield move, False
 
     killer_codes = [tt_code]
     for killer in killers:
@@ -85,3 +148,5 @@ def ordered_moves(board: chess.Board, tt_move: Optional[chess.Move], killers: Li
     quiets.sort(key=lambda m: history[base | (m.from_square << 6) | m.to_square], reverse=True)
     for move in quiets:
         yield move, True
+    for move in losing:
+        yield move, False

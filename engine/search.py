@@ -18,7 +18,7 @@ import chess
 from engine import timeman
 from engine.evaluate import blend
 from engine.makemove import do_move, do_null, initial_state
-from engine.movepick import PIECE_VALUE, history_index, move_code, ordered_moves, tactical_moves
+from engine.movepick import PIECE_VALUE, history_index, loses_material, move_code, ordered_moves, tactical_moves
 from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
 from engine.types import DRAW, INF, MATE, MATE_BOUND, MAX_PLY, Limits, SearchInfo, SearchResult, mate_in_moves
 
@@ -512,10 +512,12 @@ class Searcher:
         delta = self.params.delta_margin if self.params.pruning and not in_check else None
         piece_type_at = board.piece_type_at
         for move in moves:
-            if delta is not None and not move.promotion:
+            if delta is not None:
                 # Delta pruning: even winning the victim for free cannot reach alpha.
-                victim = piece_type_at(move.to_square) or chess.PAWN
-                if stand + PIECE_VALUE[victim] + delta <= alpha:
+                if not move.promotion and stand + PIECE_VALUE[piece_type_at(move.to_square) or chess.PAWN] + delta <= alpha:
+                    continue
+                # SEE pruning: a capture that loses material in the exchange is not worth a look.
+                if loses_material(board, move):
                     continue
             _, cmg, ceg, cphase = do_move(board, move, 0, mg, eg, phase)
             score = -self._qsearch(-beta, -alpha, ply + 1, cmg, ceg, cphase)

@@ -192,3 +192,20 @@ def test_tt_memory_stays_within_hash():
     # Extrapolate to a full table: still within 1 MB.
     per_entry = (total - sys.getsizeof(slots)) / filled
     assert sys.getsizeof(slots) + per_entry * len(slots) <= 1024 * 1024
+
+
+SEE_CASES = [
+    # (fen, move, expected SEE in centipawns)
+    ("1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1", "e1e5", 100),
+    ("1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1", "d3e5", -220),
+    ("4k3/8/2p5/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5", 0),
+    ("4k3/8/2p5/3q4/4P3/8/8/3RK3 w - - 0 1", "e4d5", 900),
+    ("3rk3/8/8/3q4/8/8/8/3QK3 w - - 0 1", "d1d5", 0),
+    ("4k3/8/8/3q4/8/8/8/3QK3 w - - 0 1", "d1d5", 900),
+]
+
+
+@pytest.mark.parametrize("fen,uci,expected", SEE_CASES)
+def test_static_exchange_evaluation(fen, uci, expected):
+    from engine.movepick import see
+    assert see(chess.Board(fen), chess.Move.from_uci(uci)) == expected
