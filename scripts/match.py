@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Engine-vs-engine matches between UCI engines, with runner-side clocks, SPRT and PGN output.
+
+    python scripts/match.py --engine "stockfish" --option1 UCI_LimitStrength=true \\
+        --option1 UCI_Elo=1350 --tc 10+0.1 --games 100 --sprt 0 10
+
+With one --engine, Pruner (``pruner``) is engine 2.  Results are from engine 1's point of
+view.  See docs/match.md.
+"""
+
+import argparse
+import logging
+import os
+import random
+import socket
+import sys
+from typing import List, Optional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from matchlib.adjudication import AdjudicationRules  # noqa: E402
+from matchlib.engines import parse_engine_spec  # noqa: E402
+from matchlib.game import GameSettings  # noqa: E402
+from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
+from matchlib.runner import Match, MatchConfig  # noqa: E402
+from matchlib.stats import MODELS, Sprt  # noqa: E402
+from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
+
+import chess  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED_OPENINGS = os.path.join(os.path.dirname(REPO), "shared", "openings")
+DEFAULT_BOOK = os.path.join(SHARED_OPENINGS, "noob_3moves_5000.epd")
+DEFAULT_960_BOOK = os.path.join(SHARED_OPENINGS, "chess960_starts.epd")
+DEFAULT_OPPONENT = "pruner"
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Shows a default only when there is one worth showing."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default not in (None, False, [], argparse.SUPPRESS) and "%(default)" not in text \
+                and action.option_strings and action.nargs != 0:
+            text += " (default: %(default)s)"
+        return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="match.py",
+        description="Play a match between two UCI engines. Each opening is played twice with colours "
+                    "reversed; results, Elo and SPRT are from engine 1's point of view (the first --engine, "
+                    "the engine under test). The last line of output is the final result.",
+        epilog="Engine commands: leading words cwd=DIR, name=NAME and VAR=value (environment) are taken by "
+               "the runner, the rest is the command, e.g. --engine \"cwd=/tmp/base python -m protocol\". "
+               "Exit status: 0 done, 2 an engine could not be started, 130 interrupted. See docs/match.md.",
+        formatter_class=_HelpFormatter)
+
+    engines = parser.add_argument_group("engines")
+    engines.add_argument("--engine", action="append", metavar="CMD", required=True,
+                         help="engine command; give it twice for engine 1 and engine 2, once to play against "
+                              "Pruner ('%s')" % DEFAULT_OPPONENT)
+    engines.add_argument("--name1", help="name of engine 1 in output and PGN (default: its 'id name')")
+    engines.add_argument("--name2", help="name of engine 2")
+    engines.add_argument("--dir1", metavar="DIR", help="working directory of engine 1 (e.g. a git worktree)")
+    engines.add_argument("--dir2", metavar="DIR", help="working directory of engine 2")
+    engines.add_argument("--option1", action="append", default=[], metavar="NAME=VALUE",
+                         help="UCI option for engine 1 (repeatable), e.g. Hash=16")
+    engines.add_argument("--option2", action="append", default=[], metavar="NAME=VALUE",
+                         help="UCI option for engine 2 (repeatable)")
+    engines.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                         help="UCI option for both engines (repeatable)")
+    engines.add_argument("--env1", action="append", default=[], metavar="VAR=VALUE",
+                         help="environment variable for engine 1 (repeatable), e.g. PYTHONPATH=/tmp/base")
+    engines.add_argument("--env2", action="append", default=[], metavar="VAR=VALUE",
+                         help="environment variable for engine 2 (repeatable)")
+    engines.add_argument("--start-timeout", type=float, default=10.0, metavar="S",
+                         help="seconds an engine has to answer 'uci' and 'isready'")
+
+    limits = parser.add_argument_group("time control (give one)")
+    limits.add_argument("--tc", metavar="BASE+INC",
+                        help="clock per side in seconds plus increment, e.g. 10+0.1, 1+0.01, 60, 1:00+1")
+    limits.add_argument("--movetime", type=float, metavar="MS", help="fixed time per move in milliseconds")
+    limits.add_argument("--depth", type=int, metavar="N", help="fixed search depth per move")
+    limits.add_argument("--nodes", type=int, metavar="N", help="fixed node count per move")
+    limits.add_argument("--margin", type=float, default=100.0, metavar="MS",
+                        help="milliseconds an engine may overrun its clock or move time before losing on time")
+    limits.add_argument("--move-timeout", type=float, default=60.0, metavar="S",
+                        help="with --depth/--nodes only: a move taking longer is a loss on time")
+
+    games = parser.add_argument_group("games and openings")
+    games.add_argument("--games", type=int, default=2, metavar="N",
+                       help="number of games (pairs of two with reversed colours: use an even number)")
+    games.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, metavar="N",
+                       help="games played at the same time")
+    games.add_argument("--openings", metavar="FILE",
+                       help="EPD/FEN or PGN (*.pgn) openings (default: %s, or %s with --chess960, "
+                            "when present; else the start position)"
+                            % (DEFAULT_BOOK, DEFAULT_960_BOOK))
+    games.add_argument("--book-plies", type=int, metavar="N", help="PGN openings: play at most N plies of each")
+    order = games.add_mutually_exclusive_group()
+    order.add_argument("--random", dest="random_order", action="store_true", default=True,
+                       help="openings in seeded random order (the default)")
+    order.add_argument("--sequential", dest="random_order", action="store_false",
+                       help="openings in file order (from --opening-start)")
+    games.add_argument("--seed", type=int, metavar="N", help="seed of the random order (default: random, printed)")
+    games.add_argument("--opening-start", type=int, default=0, metavar="I",
+                       help="with --sequential: 0-based index of the first opening")
+    games.add_argument("--chess960", action="store_true",
+                       help="Chess960: engines get UCI_Chess960, openings are read as Chess960 positions")
+
+    adjudication = parser.add_argument_group("adjudication (draws by the rules are always applied)")
+    adjudication.add_argument("--max-moves", type=int, metavar="N",
+                              help="draw after N full moves played by the engines")
+    adjudication.add_argument("--resign-score", type=int, metavar="CP",
+                              help="resign when the loser's score <= -CP and the winner's >= CP ...")
+    adjudication.add_argument("--resign-moves", type=int, default=3, metavar="N",
+                              help="... for N consecutive moves of each engine")
+    adjudication.add_argument("--draw-score", type=int, metavar="CP",
+                              help="draw when both engines' |score| <= CP ...")
+    adjudication.add_argument("--draw-moves", type=int, default=8, metavar="N",
+                              help="... for N consecutive moves of each engine ...")
+    adjudication.add_argument("--draw-after", type=int, default=40, metavar="MOVE",
+                              help="... counted from this full-move number on")
+
+    sprt = parser.add_argument_group("SPRT")
+    sprt.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"),
+                      help="test H0: elo=ELO0 against H1: elo=ELO1; the match stops when a bound is crossed")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="SPRT false positive rate")
+    sprt.add_argument("--beta", type=float, default=0.05, help="SPRT false negative rate")
+    sprt.add_argument("--sprt-model", choices=MODELS, default="logistic",
+                      help="Elo model of ELO0/ELO1: plain logistic Elo, or fishtest's normalized Elo")
+
+    output = parser.add_argument_group("output")
+    output.add_argument("--pgn", default="match.pgn", metavar="FILE", help="PGN file for every game ('' for none)")
+    output.add_argument("--pgn-append", action="store_true", help="append to the PGN file instead of replacing it")
+    output.add_argument("--event", default="Pruner match", help="PGN Event tag")
+    output.add_argument("--site", default=socket.gethostname(), help="PGN Site tag")
+    output.add_argument("--debug", action="store_true", help="log all UCI traffic (python-chess debug log) to stderr")
+    return parser
+
+
+def _time_control(args: argparse.Namespace, parser: argparse.ArgumentParser) -> TimeControl:
+    try:
+        if args.tc is not None:
+            base_tc = parse_tc(args.tc)
+            return TimeControl(base=base_tc.base, inc=base_tc.inc, depth=args.depth, nodes=args.nodes)
+        return TimeControl(movetime=args.movetime / 1000.0 if args.movetime is not None else None,
+                           depth=args.depth, nodes=args.nodes)
+    except ValueError as exc:
+        parser.error(str(exc))
+        raise  # unreachable
+
+
+def _openings(args: argparse.Namespace, parser: argparse.ArgumentParser):
+    path = args.openings
+    if path is None:
+        default = DEFAULT_960_BOOK if args.chess960 else DEFAULT_BOOK
+        path = default if os.path.exists(default) else None
+    if path is None:
+        if args.chess960:
+            parser.error("--chess960 needs --openings (no %s)" % DEFAULT_960_BOOK)
+        return [Opening(chess.Board(), [], "start position")], "start position"
+    try:
+        return load_openings(path, chess960=args.chess960, plies=args.book_plies), path
+    except (OSError, ValueError) as exc:
+        parser.error("openings: %s" % exc)
+        raise  # unreachable
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.ERROR,
+                        format="%(asctime)s %(threadName)s %(name)s: %(message)s")
+    if len(args.engine) > 2:
+        parser.error("at most two --engine")
+    commands = list(args.engine) + ([DEFAULT_OPPONENT] if len(args.engine) == 1 else [])
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    if args.concurrency < 1:
+        parser.error("--concurrency must be at least 1")
+    try:
+        spec1 = parse_engine_spec(commands[0], name=args.name1, cwd=args.dir1,
+                                  options=args.option + args.option1, env=args.env1)
+        spec2 = parse_engine_spec(commands[1], name=args.name2, cwd=args.dir2,
+                                  options=args.option + args.option2, env=args.env2)
+        sprt = Sprt(args.sprt[0], args.sprt[1], args.alpha, args.beta, args.sprt_model) if args.sprt else None
+    except ValueError as exc:
+        parser.error(str(exc))
+        return 2
+    tc = _time_control(args, parser)
+    openings, source = _openings(args, parser)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    pairs = (args.games + 1) // 2
+    order = pair_order(len(openings), pairs, args.random_order, seed, args.opening_start)
+    if args.random_order:
+        order_text = "random order, seed %d (repeat with --seed %d)" % (seed, seed)
+    else:
+        order_text = "sequential from %d" % args.opening_start
+    header = ["Openings: %s (%d, %s)" % (source, len(openings), order_text)]
+    if args.games % 2:
+        header.append("Note: odd number of games; the last opening is played with one colour only")
+    rules = AdjudicationRules(resign_score=args.resign_score, resign_moves=args.resign_moves,
+                              draw_score=args.draw_score, draw_moves=args.draw_moves,
+                              draw_after=args.draw_after, max_moves=args.max_moves)
+    settings = GameSettings(tc=tc, margin=args.margin / 1000.0, rules=rules, move_timeout=args.move_timeout)
+    config = MatchConfig(engine1=spec1, engine2=spec2, settings=settings, games=args.games,
+                         openings=openings, order=order, concurrency=args.concurrency,
+                         pgn=args.pgn or None, pgn_append=args.pgn_append, sprt=sprt,
+                         chess960=args.chess960, event=args.event, site=args.site,
+                         start_timeout=args.start_timeout, header=tuple(header))
+    return Match(config).run().exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

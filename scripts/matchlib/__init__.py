@@ -1,0 +1,15 @@
+"""Library behind scripts/match.py and scripts/suite.py, one concept per module.
+
+- ``stats``        Elo from score, 95% intervals (trinomial, pentanomial), LOS, GSPRT
+- ``epd``          parse EPD / FEN lines (with or without move counters) into boards and opcodes
+- ``openings``     load openings from EPD or PGN files; pair order (sequential or seeded random)
+- ``timecontrol``  parse ``base+inc``; build the UCI limit from the runner's clocks
+- ``engines``      engine command specs; one engine process per worker with off-clock
+                   ``ucinewgame``, a hard deadline per move and fault classification
+- ``adjudication`` rule draws, resign/draw adjudication by score, maximum game length
+- ``game``         play one game with runner-side clocks, returning a ``GameRecord``
+- ``pgnout``       turn a ``GameRecord`` into a PGN game with proper tags
+- ``tally``        W/D/L, per-colour results, pentanomial pairs and the fault list
+- ``runner``       the match: worker threads, live progress, SPRT early stop, summary
+- ``epdsuite``     EPD test suites (bm/am/c0), time to solution, parallel solving
+"""

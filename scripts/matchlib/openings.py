@@ -1,0 +1,104 @@
+"""Opening books for matches: EPD/FEN lines or PGN games, and the order they are played in.
+
+Every opening is played twice with colours reversed (a pair); ``pair_order`` says which
+opening each pair uses.
+"""
+
+import os
+import random
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import chess
+import chess.pgn
+
+from .epd import parse_position_line, read_position_lines
+
+
+@dataclass
+class Opening:
+    """A start position, optionally followed by book moves that are played before the engines."""
+
+    board: chess.Board
+    """The game's root position (written as the FEN tag when it is not the standard start)."""
+    moves: List[chess.Move] = field(default_factory=list)
+    """Book moves played from ``board`` (from PGN openings; empty for EPD lines)."""
+    label: str = ""
+    """Where it came from, e.g. ``noob_3moves_5000.epd:17`` or an EPD ``id``."""
+
+    def start(self) -> chess.Board:
+        """A fresh board at the root with the book moves pushed."""
+        board = self.board.copy(stack=False)
+        for move in self.moves:
+            board.push(move)
+        return board
+
+
+def load_epd_openings(path: str, chess960: bool = False) -> List[Opening]:
+    """One opening per EPD/FEN line."""
+    name = os.path.basename(path)
+    openings = []
+    for number, text in read_position_lines(path):
+        try:
+            board, ops = parse_position_line(text, chess960=chess960)
+        except ValueError as exc:
+            raise ValueError("%s:%d: %s" % (path, number, exc)) from None
+        label = str(ops.get("id") or "%s:%d" % (name, number))
+        openings.append(Opening(board, [], label))
+    return openings
+
+
+def load_pgn_openings(path: str, chess960: bool = False, plies: Optional[int] = None) -> List[Opening]:
+    """One opening per PGN game: its start position and main line (at most ``plies`` moves)."""
+    name = os.path.basename(path)
+    openings = []
+    with open(path, encoding="utf-8-sig") as handle:
+        number = 0
+        while True:
+            game = chess.pgn.read_game(handle)
+            if game is None:
+                break
+            number += 1
+            if game.errors:
+                raise ValueError("%s: game %d: %s" % (path, number, game.errors[0]))
+            root = game.board()
+            if chess960 and not root.chess960:
+                root = chess.Board(root.fen(), chess960=True)
+            moves = list(game.mainline_moves())
+            if plies is not None:
+                moves = moves[:plies]
+            label = "%s:game %d" % (name, number)
+            opening_name = game.headers.get("Opening") or game.headers.get("ECO")
+            if opening_name and opening_name != "?":
+                label += " (%s)" % opening_name
+            openings.append(Opening(root, moves, label))
+    return openings
+
+
+def load_openings(path: str, chess960: bool = False, plies: Optional[int] = None) -> List[Opening]:
+    """Openings from a ``.pgn`` file (by extension) or an EPD/FEN file (anything else)."""
+    if path.lower().endswith(".pgn"):
+        openings = load_pgn_openings(path, chess960=chess960, plies=plies)
+    else:
+        openings = load_epd_openings(path, chess960=chess960)
+    if not openings:
+        raise ValueError("no openings in %s" % path)
+    return openings
+
+
+def pair_order(count: int, pairs: int, randomize: bool, seed: int = 0, start: int = 0) -> List[int]:
+    """Opening index for each of ``pairs`` game pairs, drawn from ``count`` openings.
+
+    Sequential: ``start, start+1, ...`` wrapping around.  Random: a seeded shuffle of all the
+    openings, so no opening repeats before every one was used (reshuffled for each lap)."""
+    if count <= 0:
+        raise ValueError("no openings")
+    if not randomize:
+        return [(start + i) % count for i in range(pairs)]
+    rng = random.Random(seed)
+    order: List[int] = []
+    while len(order) < pairs:
+        lap = list(range(count))
+        rng.shuffle(lap)
+        order.extend(lap)
+    return order[:pairs]

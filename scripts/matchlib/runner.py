@@ -1,0 +1,255 @@
+"""The match: worker threads playing colour-reversed pairs, live output, SPRT early stop.
+
+Each worker thread owns one process of each engine and plays games one after another;
+finished games go through a queue to the main thread, which alone prints, writes the PGN
+and updates the tally.  Threads are enough: the runner only waits on engine pipes, and
+python-chess gives every engine its own event-loop thread.  A worker never raises: any
+engine failure is a fault on a game, and an unexpected error ends only that game.
+"""
+
+import os
+import queue
+import sys
+import threading
+import traceback
+from dataclasses import dataclass
+from typing import IO, Dict, List, Optional, Tuple
+
+import chess
+
+from .engines import EnginePlayer, EngineSpec, EngineStartError
+from .game import Fault, GameJob, GameRecord, GameSettings, play_game
+from .openings import Opening
+from .pgnout import PgnWriter
+from .report import final_line, progress_line, summary_lines
+from .stats import Sprt
+from .tally import Tally
+
+
+@dataclass
+class MatchConfig:
+    """Everything a match needs; built by scripts/match.py from its arguments."""
+
+    engine1: EngineSpec
+    engine2: EngineSpec
+    settings: GameSettings
+    games: int
+    openings: List[Opening]
+    order: List[int]
+    """Opening index for each pair."""
+    concurrency: int = 1
+    pgn: Optional[str] = None
+    pgn_append: bool = False
+    sprt: Optional[Sprt] = None
+    chess960: bool = False
+    event: str = "Pruner match"
+    site: str = "?"
+    start_timeout: float = 10.0
+    max_start_failures: int = 3
+    """Stop the match after this many consecutive failed starts of one engine."""
+    header: Tuple[str, ...] = ()
+    """Extra lines for the header (openings source, seed...)."""
+
+
+@dataclass
+class MatchResult:
+    tally: Tally
+    verdict: Optional[str]
+    """SPRT verdict "H0"/"H1" if a bound was crossed."""
+    exit_code: int
+    """0 ok, 2 an engine could not be started, 130 interrupted."""
+    names: Tuple[str, str]
+
+
+def _default_name(player: EnginePlayer) -> str:
+    return player.spec.name or player.id_name or os.path.basename(player.spec.command[0])
+
+
+class Match:
+    """Runs one match; ``run()`` prints as it goes and returns the result."""
+
+    def __init__(self, config: MatchConfig, out: IO[str] = sys.stdout) -> None:
+        self.config = config
+        self.out = out
+        self.tally = Tally()
+        self.stop = threading.Event()
+        """No new games (SPRT decided, too many start failures, interrupt)."""
+        self.abort = threading.Event()
+        """Abandon games in progress (interrupt)."""
+        self.results: "queue.Queue[Optional[GameRecord]]" = queue.Queue()
+        self.names = ("engine 1", "engine 2")
+        self.verdict: Optional[str] = None
+        self._next_game = 0
+        self._lock = threading.Lock()
+        self._players: List[EnginePlayer] = []
+        self._start_failures = {1: 0, 2: 0}
+        self._exit_code = 0
+
+    # -- output -------------------------------------------------------------------------
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    # -- setup --------------------------------------------------------------------------
+
+    def _new_player(self, spec: EngineSpec) -> EnginePlayer:
+        player = EnginePlayer(spec, start_timeout=self.config.start_timeout, chess960=self.config.chess960)
+        with self._lock:
+            self._players.append(player)
+        return player
+
+    def probe(self) -> Optional[Tuple[EnginePlayer, EnginePlayer]]:
+        """Start both engines once (checking command, options, Chess960 support) and fix the
+        names; the two players are then used by the first worker.  None if one failed."""
+        players = []
+        for number, spec in ((1, self.config.engine1), (2, self.config.engine2)):
+            player = self._new_player(spec)
+            try:
+                player.start()
+            except EngineStartError as exc:
+                name = spec.name or os.path.basename(spec.command[0])
+                self.tally.faults.append(Fault(0, number, name, "start", str(exc)))
+                self.say("Engine %d (%s) failed to start: %s" % (number, spec.describe(), exc))
+                for other in players:
+                    other.quit()
+                player.quit()
+                return None
+            players.append(player)
+        name1, name2 = _default_name(players[0]), _default_name(players[1])
+        if name1 == name2:
+            name1, name2 = name1 + " (1)", name2 + " (2)"
+        self.names = (name1, name2)
+        return players[0], players[1]
+
+    def _take_job(self) -> Optional[GameJob]:
+        with self._lock:
+            if self.stop.is_set() or self._next_game >= self.config.games:
+                return None
+            index = self._next_game
+            self._next_game += 1
+        pair = index // 2
+        opening_index = self.config.order[pair]
+        return GameJob(number=index + 1, pair=pair + 1, opening_index=opening_index,
+                       opening=self.config.openings[opening_index], engine1_white=index % 2 == 0)
+
+    # -- workers ------------------------------------------------------------------------
+
+    def _worker(self, players: Tuple[EnginePlayer, EnginePlayer]) -> None:
+        engine1, engine2 = players
+        try:
+            while True:
+                job = self._take_job()
+                if job is None:
+                    break
+                if job.engine1_white:
+                    white, black = engine1, engine2
+                    names = {chess.WHITE: self.names[0], chess.BLACK: self.names[1]}
+                else:
+                    white, black = engine2, engine1
+                    names = {chess.WHITE: self.names[1], chess.BLACK: self.names[0]}
+                try:
+                    record = play_game(job, white, black, names, self.config.settings, self.abort)
+                except Exception as exc:  # noqa: BLE001 - a runner bug ends one game, not the match
+                    traceback.print_exc(file=sys.stderr)
+                    record = GameRecord(job, names[chess.WHITE], names[chess.BLACK], job.opening.start(), 0,
+                                        reason="runner error: %s: %s" % (type(exc).__name__, exc))
+                    for player in players:
+                        player.kill()
+                self.results.put(record)
+        finally:
+            for player in players:
+                player.quit()
+            self.results.put(None)
+
+    # -- main loop ----------------------------------------------------------------------
+
+    def _handle(self, record: GameRecord, pgn: PgnWriter) -> None:
+        config = self.config
+        completed_pair = self.tally.add(record)
+        if record.counted:
+            pgn.write(record)
+        fault = record.fault
+        if fault is not None and fault.kind == "start":
+            self._start_failures[fault.engine] += 1
+            if self._start_failures[fault.engine] >= config.max_start_failures and not self.stop.is_set():
+                self.say("Engine %d failed to start %d times in a row: stopping the match"
+                         % (fault.engine, self._start_failures[fault.engine]))
+                self._exit_code = 2
+                self.stop.set()
+        elif record.counted:
+            for number in (1, 2):
+                self._start_failures[number] = 0
+        self.say(progress_line(record, self.tally, config.games, config.sprt))
+        if config.sprt is not None and completed_pair and self.verdict is None:
+            verdict = config.sprt.verdict(config.sprt.llr(self.tally.pentanomial))
+            if verdict is not None:
+                self.verdict = verdict
+                self.say("SPRT: %s accepted after %d games; finishing the games in progress"
+                         % (verdict, self.tally.games))
+                self.stop.set()
+
+    def _header(self) -> None:
+        config = self.config
+        tc = config.settings.tc
+        self.say("Match: %s vs %s, %d games, %s (margin %g ms), concurrency %d%s" % (
+            self.names[0], self.names[1], config.games, tc.describe(), config.settings.margin * 1000,
+            config.concurrency, ", Chess960" if config.chess960 else ""))
+        self.say("Engine 1: %s: %s" % (self.names[0], config.engine1.describe()))
+        self.say("Engine 2: %s: %s" % (self.names[1], config.engine2.describe()))
+        for line in config.header:
+            self.say(line)
+        if config.sprt is not None:
+            sprt = config.sprt
+            self.say("SPRT: elo0 %g elo1 %g alpha %g beta %g (%s Elo, pentanomial), bounds [%.2f, %.2f]" % (
+                sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, sprt.model, sprt.lower, sprt.upper))
+
+    def run(self) -> MatchResult:
+        """Play the match and print everything; never raises for engine failures."""
+        config = self.config
+        probed = self.probe()
+        if probed is None:
+            self.say(final_line(self.tally))
+            return MatchResult(self.tally, None, 2, self.names)
+        self._header()
+        pgn = PgnWriter(config.pgn, config.settings.tc, config.event, config.site, config.pgn_append)
+        workers = max(1, min(config.concurrency, config.games))
+        threads = []
+        for index in range(workers):
+            players = probed if index == 0 else (self._new_player(config.engine1), self._new_player(config.engine2))
+            thread = threading.Thread(target=self._worker, args=(players,), name="match-worker-%d" % index, daemon=True)
+            threads.append(thread)
+            thread.start()
+        running = len(threads)
+        interrupted = False
+        try:
+            while running:
+                try:
+                    record = self.results.get(timeout=0.5)
+                except queue.Empty:
+                    continue
+                if record is None:
+                    running -= 1
+                else:
+                    self._handle(record, pgn)
+        except KeyboardInterrupt:
+            interrupted = True
+            self.say("Interrupted: stopping games in progress")
+            self.stop.set()
+            self.abort.set()
+            with self._lock:
+                players = list(self._players)
+            for player in players:
+                player.kill()
+            while running:
+                record = self.results.get()
+                if record is None:
+                    running -= 1
+                elif record.counted:
+                    self._handle(record, pgn)
+        finally:
+            pgn.close()
+        for line in summary_lines(self.tally, self.names[0], self.names[1], config.sprt, self.verdict, config.pgn):
+            self.say(line)
+        self.say(final_line(self.tally, self.verdict))
+        code = 130 if interrupted else self._exit_code
+        return MatchResult(self.tally, self.verdict, code, self.names)

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Run an EPD test suite (bm / am / STS c0 points) against a UCI engine.
+
+    python scripts/suite.py ../shared/epd/wac.epd --time 0.1 --verbose
+    python scripts/suite.py ../shared/epd/bk.epd --engine /usr/games/stockfish --depth 12
+
+Default engine: Pruner (``pruner``).  The last line reads ``solved X/Y`` (plus
+``points P/Q`` for STS-style files).  See docs/suite.md.
+"""
+
+import argparse
+import logging
+import os
+import sys
+from typing import List, Optional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import chess.engine  # noqa: E402
+
+from matchlib.engines import EngineStartError, parse_engine_spec  # noqa: E402
+from matchlib.epdsuite import SolveResult, load_suite, run_suite  # noqa: E402
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="suite.py",
+        description="Run an EPD test suite against a UCI engine. A position is solved when the engine's "
+                    "move is one of the 'bm' moves and none of the 'am' moves; STS-style 'c0' points are "
+                    "summed when present. Time to solution is when the PV move last became correct.",
+        epilog="Engine commands accept leading cwd=DIR, name=NAME and VAR=value words like match.py. "
+               "Exit status: 0 done, 2 the engine could not be started. See docs/suite.md.")
+    parser.add_argument("epd", help="EPD file (bm/am/id/c0 opcodes)")
+    parser.add_argument("--engine", default="pruner", metavar="CMD", help="engine command (default: pruner)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="UCI option (repeatable), e.g. Hash=64")
+    parser.add_argument("--dir", metavar="DIR", help="working directory of the engine")
+    parser.add_argument("--env", action="append", default=[], metavar="VAR=VALUE",
+                        help="environment variable for the engine (repeatable)")
+    limit = parser.add_mutually_exclusive_group(required=True)
+    limit.add_argument("--time", type=float, metavar="S", help="seconds per position")
+    limit.add_argument("--depth", type=int, metavar="N", help="search depth per position")
+    limit.add_argument("--nodes", type=int, metavar="N", help="nodes per position")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="engine processes solving positions in parallel (default: %(default)s)")
+    parser.add_argument("--first", type=int, metavar="N", help="run only the first N positions")
+    parser.add_argument("--verbose", "-v", action="store_true", help="print one line per position")
+    parser.add_argument("--timeout", type=float, metavar="S",
+                        help="kill the engine when a position takes longer (default: time + 10 s, "
+                             "or 120 s with --depth/--nodes)")
+    parser.add_argument("--start-timeout", type=float, default=10.0, metavar="S",
+                        help="seconds the engine has to answer 'uci' (default: %(default)s)")
+    parser.add_argument("--chess960", action="store_true", help="read positions as Chess960")
+    parser.add_argument("--debug", action="store_true", help="log all UCI traffic to stderr")
+    return parser
+
+
+def result_line(result: SolveResult) -> str:
+    """``   3 WAC.003      bm Rg3              Rg3       ok    0.052s d9``"""
+    position = result.position
+    if result.error:
+        played, status = "-", "ERROR " + result.error
+    else:
+        played = position.board.san(result.move) if result.move else "-"
+        status = "ok" if result.solved else "--"
+        if result.solved and result.time_to_solution is not None:
+            status += "  %7.3fs" % result.time_to_solution
+            if result.depth_at_solution is not None:
+                status += " d%d" % result.depth_at_solution
+        if position.points:
+            status += "  %d/%d pts" % (result.points, position.max_points)
+    return "%4d %-14s %-22s %-8s %s" % (position.number, position.id[:14], position.expected()[:22], played, status)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.ERROR,
+                        format="%(asctime)s %(threadName)s %(name)s: %(message)s")
+    try:
+        positions = load_suite(args.epd, chess960=args.chess960)
+        spec = parse_engine_spec(args.engine, cwd=args.dir, options=args.option, env=args.env)
+    except (OSError, ValueError) as exc:
+        parser.error(str(exc))
+        return 2
+    if args.first is not None:
+        positions = positions[:args.first]
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    if args.time is not None:
+        limit = chess.engine.Limit(time=args.time)
+        limit_text = "%gs" % args.time
+        timeout = args.timeout or args.time + 10.0
+    else:
+        limit = chess.engine.Limit(depth=args.depth, nodes=args.nodes)
+        limit_text = "depth %d" % args.depth if args.depth is not None else "%d nodes" % args.nodes
+        timeout = args.timeout or 120.0
+    print("Suite: %s, %d positions, %s per position, engine %s, %d jobs"
+          % (args.epd, len(positions), limit_text, spec.describe(), min(args.jobs, len(positions))), flush=True)
+
+    def on_result(result: SolveResult) -> None:
+        if args.verbose:
+            print(result_line(result), flush=True)
+
+    try:
+        results = run_suite(positions, spec, limit, args.jobs, timeout, on_result,
+                            start_timeout=args.start_timeout, chess960=args.chess960)
+    except EngineStartError as exc:
+        print("Engine failed to start: %s" % exc, flush=True)
+        print("solved 0/%d" % len(positions))
+        return 2
+    except KeyboardInterrupt:
+        print("Interrupted", flush=True)
+        return 130
+
+    solved = [r for r in results if r.solved]
+    unsolved = [r for r in results if not r.solved and not r.error]
+    errors = [r for r in results if r.error]
+    times = [r.time_to_solution for r in solved if r.time_to_solution is not None]
+    if times:
+        print("Time to solution: mean %.3fs, max %.3fs (over %d solved)" % (sum(times) / len(times), max(times), len(times)))
+    if unsolved:
+        print("Unsolved: %s" % " ".join(r.position.id for r in unsolved))
+    if errors:
+        print("Errors: %d" % len(errors))
+        for result in errors:
+            print("  %s: %s" % (result.position.id, result.error))
+    line = "solved %d/%d" % (len(solved), len(positions))
+    if any(p.points for p in positions):
+        line += "  points %d/%d" % (sum(r.points for r in results), sum(p.max_points for p in positions))
+    print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
