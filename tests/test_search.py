@@ -174,7 +174,10 @@ def test_tt_memory_stays_within_hash():
     import gc
     import sys
     searcher = Searcher(1)
-    searcher.search(chess.Board(bench.POSITIONS[10]), Limits(depth=6))
+    for fen in bench.POSITIONS:
+        searcher.search(chess.Board(fen), Limits(depth=5))
+        if sum(1 for e in searcher.tt.slots if e is not None) > len(searcher.tt.slots) // 2:
+            break
     gc.collect()
     slots = searcher.tt.slots
     total = sys.getsizeof(slots)
@@ -188,7 +191,7 @@ def test_tt_memory_stays_within_hash():
                 seen.add(id(item))
                 total += sys.getsizeof(item) + (sys.getsizeof(item.__dict__) if hasattr(item, "__dict__") else 0)
     filled = sum(1 for e in slots if e is not None)
-    assert filled > len(slots) // 4, "the search should have filled a good part of a 1 MB table"
+    assert filled > len(slots) // 2, "the searches should have filled most of a 1 MB table"
     # Extrapolate to a full table: still within 1 MB.
     per_entry = (total - sys.getsizeof(slots)) / filled
     assert sys.getsizeof(slots) + per_entry * len(slots) <= 1024 * 1024
