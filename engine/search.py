@@ -148,12 +148,18 @@ class Searcher:
         try:
             for depth in range(1, max_depth + 1):
                 lines = self._iterate(depth, root_moves, root_state, multipv, previous_score)
+                # Time use grows when the best move just changed or the score fell.
+                instability = 1.0
+                if depth > 1 and lines[0].pv[0] != result.best_move:
+                    instability += 0.5
+                if depth > 1 and lines[0].score < previous_score - 30:
+                    instability += 0.3
                 previous_score = lines[0].score
                 result = self._result(lines, root_state)
                 if on_info is not None:
                     for line in lines:
                         on_info(line)
-                if self._should_stop(limits, depth, lines[0].score, len(root_moves)):
+                if self._should_stop(limits, lines[0].score, len(root_moves), instability):
                     break
         except SearchAborted:
             pass
@@ -286,8 +292,8 @@ class Searcher:
             board.pop()
         return SearchResult(pv[0], ponder, lines, self.nodes, self._elapsed_ms())
 
-    def _should_stop(self, limits: Limits, depth: int, score: int, n_root_moves: int) -> bool:
-        """Soft limits, checked between iterations."""
+    def _should_stop(self, limits: Limits, score: int, n_root_moves: int, instability: float) -> bool:
+        """Soft limits, checked between iterations; ``instability`` (>= 1) stretches the budget."""
         if limits.mate is not None:
             mate = mate_in_moves(score)
             if mate is not None and 0 < mate <= limits.mate:
@@ -301,7 +307,7 @@ class Searcher:
         elapsed = (time.monotonic() - self._tm_start) * 1000
         # The next iteration costs more than all previous ones together: once 60% of the
         # budget is gone it would most likely be cut off by the hard limit and wasted.
-        return elapsed >= self._soft * 0.6
+        return elapsed >= self._soft * 0.6 * instability
 
     def _elapsed_ms(self) -> int:
         return int((time.monotonic() - self._start) * 1000)
