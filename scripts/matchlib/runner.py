@@ -68,9 +68,9 @@ def _default_name(player: EnginePlayer) -> str:
 class Match:
     """Runs one match; ``run()`` prints as it goes and returns the result."""
 
-    def __init__(self, config: MatchConfig, out: IO[str] = sys.stdout) -> None:
+    def __init__(self, config: MatchConfig, out: Optional[IO[str]] = None) -> None:
         self.config = config
-        self.out = out
+        self.out = out if out is not None else sys.stdout
         self.tally = Tally()
         self.stop = threading.Event()
         """No new games (SPRT decided, too many start failures, interrupt)."""
