@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 
 import chess
 import chess.pgn

@@ -11,7 +11,7 @@ from .tally import Tally
 def fmt_elo(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
-    return "%+.1f" % value
+    return "%+.1f" % (value + 0.0)  # no "-0.0"
 
 
 def fmt_estimate(estimate: Optional[EloEstimate]) -> str:

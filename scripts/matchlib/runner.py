@@ -13,7 +13,7 @@ import sys
 import threading
 import traceback
 from dataclasses import dataclass
-from typing import IO, Dict, List, Optional, Tuple
+from typing import IO, List, Optional, Tuple
 
 import chess
 
