@@ -15,12 +15,14 @@ def fmt_elo(value: float) -> str:
 
 
 def fmt_estimate(estimate: Optional[EloEstimate]) -> str:
-    """``+12.3 ± 45.6`` (or ``n/a``)."""
+    """``+12.3 ± 45.6``; ``-240.8 [-inf, -55.3]`` when one end is unbounded; ``n/a``."""
     if estimate is None:
         return "n/a"
-    error = estimate.error
-    error_text = "inf" if math.isinf(error) or math.isnan(error) else "%.1f" % error
-    return "%s ± %s" % (fmt_elo(estimate.elo), error_text)
+    if math.isinf(estimate.elo) or not (math.isinf(estimate.low) or math.isinf(estimate.high)):
+        error = estimate.error
+        return "%s ± %s" % (fmt_elo(estimate.elo), "inf" if not math.isfinite(error) else "%.1f" % error)
+    # one end unbounded (score interval reaches 0 or 1): show both ends
+    return "%s [%s, %s]" % (fmt_elo(estimate.elo), fmt_elo(estimate.low), fmt_elo(estimate.high))
 
 
 def wdl(tally: Tally) -> str:

@@ -191,9 +191,13 @@ class Match:
     def _header(self) -> None:
         config = self.config
         tc = config.settings.tc
-        self.say("Match: %s vs %s, %d games, %s (margin %g ms), concurrency %d%s" % (
-            self.names[0], self.names[1], config.games, tc.describe(), config.settings.margin * 1000,
-            config.concurrency, ", Chess960" if config.chess960 else ""))
+        if tc.uses_clock or tc.movetime is not None:
+            limits = "%s (margin %g ms)" % (tc.describe(), config.settings.margin * 1000)
+        else:
+            limits = "%s (move timeout %gs)" % (tc.describe(), config.settings.move_timeout)
+        self.say("Match: %s vs %s, %d games, %s, concurrency %d%s" % (
+            self.names[0], self.names[1], config.games, limits, min(config.concurrency, config.games),
+            ", Chess960" if config.chess960 else ""))
         self.say("Engine 1: %s: %s" % (self.names[0], config.engine1.describe()))
         self.say("Engine 2: %s: %s" % (self.names[1], config.engine2.describe()))
         for line in config.header:
