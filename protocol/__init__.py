@@ -1,0 +1,6 @@
+"""Pruner's UCI layer: parses GUI commands, runs searches on a thread, prints info/bestmove.
+
+It knows the wire format and the ``engine.search.Searcher`` interface, nothing about how the
+search works. Modules: ``uci`` (parse/format), ``options`` (declared options), ``loop``
+(reader, search thread, single stdout writer), ``__main__`` (the ``pruner`` command).
+"""

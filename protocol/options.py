@@ -1,0 +1,195 @@
+"""UCI options: declarations, value validation, defaults and the ``option`` lines of ``uci``.
+
+Adding an option is one declaration in ``declared_options()``: its UCI type, default and
+range, and (when it configures the searcher) an ``apply(searcher, value)`` hook. Options
+without a hook are read by the loop when a search starts (``MultiPV``) or only inform the
+GUI (``Ponder``). Examples of later one-liners::
+
+    Check("UCI_Chess960", False),
+    Spin("Threads", 1, 1, 1),
+    String("SyzygyPath", "", apply=lambda searcher, path: searcher.set_syzygy_path(path)),
+    Combo("Style", "Normal", ["Solid", "Normal", "Risky"]),
+"""
+
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from protocol.uci import quote
+
+Apply = Callable[[Any, Any], None]
+"""``apply(searcher, value)``: push a new value into the searcher."""
+
+
+class OptionError(ValueError):
+    """A ``setoption`` that names no option or gives an invalid value; the old value stands."""
+
+
+class Option:
+    """One declared option. Subclasses implement ``parse`` and ``describe`` for their UCI type."""
+
+    kind = ""
+
+    def __init__(self, name: str, default: Any, apply: Optional[Apply] = None,
+                 apply_at_start: bool = True) -> None:
+        self.name = name
+        """Name as shown to the GUI; matched case-insensitively."""
+        self.default = default
+        """Value before any ``setoption``."""
+        self.apply = apply
+        """Hook that pushes the value into the searcher, or None."""
+        self.apply_at_start = apply_at_start
+        """Apply the current value when the searcher is created (False: the constructor takes it)."""
+
+    def parse(self, text: Optional[str]) -> Any:
+        """Validate the text after ``value`` (None when absent); raise ``OptionError``."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """The ``option name ... type ...`` line sent after ``uci``."""
+        raise NotImplementedError
+
+
+class Spin(Option):
+    """An integer in ``[minimum, maximum]``; out-of-range values are refused, not clamped."""
+
+    kind = "spin"
+
+    def __init__(self, name: str, default: int, minimum: int, maximum: int,
+                 apply: Optional[Apply] = None, apply_at_start: bool = True) -> None:
+        super().__init__(name, default, apply, apply_at_start)
+        self.minimum = minimum
+        self.maximum = maximum
+
+    def parse(self, text: Optional[str]) -> int:
+        if text is None or not text.strip():
+            raise OptionError("option %s needs a value" % self.name)
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise OptionError("option %s: not an integer: %s" % (self.name, quote(text))) from None
+        if not self.minimum <= value <= self.maximum:
+            raise OptionError("option %s: %d is out of range %d..%d"
+                              % (self.name, value, self.minimum, self.maximum))
+        return value
+
+    def describe(self) -> str:
+        return "option name %s type spin default %d min %d max %d" % (
+            self.name, self.default, self.minimum, self.maximum)
+
+
+class Check(Option):
+    """A boolean, ``true`` or ``false`` (any case)."""
+
+    kind = "check"
+
+    def parse(self, text: Optional[str]) -> bool:
+        word = (text or "").strip().lower()
+        if word not in ("true", "false"):
+            raise OptionError("option %s: expected true or false, got %s" % (self.name, quote(text or "")))
+        return word == "true"
+
+    def describe(self) -> str:
+        return "option name %s type check default %s" % (self.name, "true" if self.default else "false")
+
+
+class Button(Option):
+    """An action without a value (``setoption name Clear Hash``); any value is ignored."""
+
+    kind = "button"
+
+    def __init__(self, name: str, apply: Optional[Apply] = None) -> None:
+        super().__init__(name, None, apply, apply_at_start=False)
+
+    def parse(self, text: Optional[str]) -> None:
+        return None
+
+    def describe(self) -> str:
+        return "option name %s type button" % self.name
+
+
+class String(Option):
+    """Free text; ``<empty>`` (the UCI spelling of nothing) and a missing value mean ``""``."""
+
+    kind = "string"
+
+    def parse(self, text: Optional[str]) -> str:
+        text = (text or "").strip()
+        return "" if text == "<empty>" else text
+
+    def describe(self) -> str:
+        return "option name %s type string default %s" % (self.name, self.default or "<empty>")
+
+
+class Combo(Option):
+    """One of a fixed list of words (matched case-insensitively, stored as declared)."""
+
+    kind = "combo"
+
+    def __init__(self, name: str, default: str, choices: Sequence[str],
+                 apply: Optional[Apply] = None, apply_at_start: bool = True) -> None:
+        super().__init__(name, default, apply, apply_at_start)
+        self.choices = list(choices)
+
+    def parse(self, text: Optional[str]) -> str:
+        wanted = (text or "").strip().lower()
+        for choice in self.choices:
+            if choice.lower() == wanted:
+                return choice
+        raise OptionError("option %s: %s is not one of %s" % (self.name, quote(text or ""), ", ".join(self.choices)))
+
+    def describe(self) -> str:
+        return "option name %s type combo default %s %s" % (
+            self.name, self.default, " ".join("var " + choice for choice in self.choices))
+
+
+def declared_options() -> List[Option]:
+    """Every option Pruner offers, in the order ``uci`` lists them. Declare only what works."""
+    return [
+        # The Searcher is constructed with the Hash size, so it is not re-applied at creation.
+        Spin("Hash", 16, 1, 4096, apply=lambda searcher, mb: searcher.set_hash(mb), apply_at_start=False),
+        Button("Clear Hash", apply=lambda searcher, _: searcher.clear_hash()),
+        Spin("Move Overhead", 10, 0, 5000, apply=lambda searcher, ms: setattr(searcher, "move_overhead_ms", ms)),
+        Check("Ponder", False),
+        Spin("MultiPV", 1, 1, 256),
+        Check("UCI_AnalyseMode", False),
+    ]
+
+
+class Options:
+    """Current values of the declared options, keyed case-insensitively by name."""
+
+    def __init__(self, declared: Optional[List[Option]] = None) -> None:
+        self.declared = declared if declared is not None else declared_options()
+        self._by_key: Dict[str, Option] = {option_key(o.name): o for o in self.declared}
+        self._values: Dict[str, Any] = {option_key(o.name): o.default for o in self.declared}
+
+    def lookup(self, name: str) -> Option:
+        """The option called ``name`` (any case, any spacing); ``OptionError`` if there is none."""
+        option = self._by_key.get(option_key(name))
+        if option is None:
+            raise OptionError("no such option: %s" % quote(name))
+        return option
+
+    def set(self, name: str, text: Optional[str]) -> Option:
+        """Validate and store a value; on error nothing changes. Returns the option."""
+        option = self.lookup(name)
+        value = option.parse(text)
+        if option.kind != "button":
+            self._values[option_key(option.name)] = value
+        return option
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[option_key(self.lookup(name).name)]
+
+    def uci_lines(self) -> List[str]:
+        """The ``option`` lines for the reply to ``uci``."""
+        return [option.describe() for option in self.declared]
+
+    def summary(self) -> str:
+        """``Name=value`` for every valued option (for debug output)."""
+        return " ".join("%s=%s" % (o.name.replace(" ", "_"), self[o.name])
+                        for o in self.declared if o.kind != "button")
+
+
+def option_key(name: str) -> str:
+    """Normalised option name: lower case, single spaces."""
+    return " ".join(name.lower().split())

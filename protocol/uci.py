@@ -1,0 +1,261 @@
+"""The UCI wire format: parse a GUI line into a command, format ``info``/``bestmove`` lines.
+
+Pure functions over strings and python-chess boards; no I/O, no threads, no search. Parsers
+raise ``UciError`` (or return a list of error texts) whose message the loop reports as
+``info string error: <message>``.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Tuple
+
+import chess
+
+from engine.types import Limits, SearchInfo
+
+COMMANDS = frozenset([
+    "uci", "debug", "isready", "setoption", "register", "ucinewgame", "position", "go", "stop",
+    "ponderhit", "quit", "bench",
+])
+"""Command words the loop understands (``bench`` is Pruner's, as in Stockfish)."""
+
+GO_INT_PARAMS = {
+    # name: smallest accepted value. Clocks may be negative: some GUIs send an overstepped
+    # clock as a negative number, and the time manager clamps it to zero (as Stockfish does).
+    "wtime": None, "btime": None, "winc": None, "binc": None,
+    "movestogo": 0, "movetime": 0,
+    # depth/nodes 0 would mean "no limit" to the searcher: refuse it rather than search forever.
+    "depth": 1, "nodes": 1, "mate": 1,
+}
+"""``go`` parameters that take an integer, with the least value accepted (None: any)."""
+
+GO_KEYWORDS = frozenset(list(GO_INT_PARAMS) + ["searchmoves", "ponder", "infinite"])
+
+_TOKEN = re.compile(r"\S+")
+
+# Positions python-chess accepts but a search cannot play from (no king, a king in check
+# with the other side to move, ...). Cosmetic problems (castling rights without the rook,
+# an impossible en-passant square) are repaired by python-chess and accepted.
+_UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
+               | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_OPPOSITE_CHECK
+               | chess.STATUS_PAWNS_ON_BACKRANK | chess.STATUS_TOO_MANY_CHECKERS)
+
+
+class UciError(ValueError):
+    """A malformed or impossible command; the state it would have changed stays as it was."""
+
+
+def quote(text: str, limit: int = 60) -> str:
+    """``repr`` of user input cut to ``limit`` characters: safe to echo on one output line."""
+    if len(text) > limit:
+        return repr(text[:limit]) + "...(%d chars)" % len(text)
+    return repr(text)
+
+
+@dataclass
+class Command:
+    """One input line, split into the command word and its argument tokens."""
+
+    name: Optional[str]
+    """The command word, or None when the line holds no known command."""
+    args: List[str] = field(default_factory=list)
+    """Tokens after the command word."""
+    spans: List[Tuple[int, int]] = field(default_factory=list)
+    """(start, end) of each token of ``args`` in ``line`` (to keep a value's inner spaces)."""
+    line: str = ""
+    """The whole line."""
+    skipped: List[str] = field(default_factory=list)
+    """Unknown tokens before the command word (ignored, as the UCI spec asks)."""
+
+
+def parse_command(line: str) -> Optional[Command]:
+    """Split a line; None for a blank line.
+
+    Per the UCI spec, unknown tokens before the first command word are skipped
+    (``joho debug on`` switches debug on); they are reported in ``skipped``.
+    """
+    matches = list(_TOKEN.finditer(line))
+    if not matches:
+        return None
+    for index, match in enumerate(matches):
+        if match.group() in COMMANDS:
+            rest = matches[index + 1:]
+            return Command(match.group(), [m.group() for m in rest], [m.span() for m in rest], line,
+                           [m.group() for m in matches[:index]])
+    return Command(None, line=line, skipped=[m.group() for m in matches])
+
+
+def parse_position(args: Sequence[str], chess960: bool = False) -> chess.Board:
+    """``startpos | fen <fen> [moves m1 m2 ...]`` -> a new board; any error rejects the whole line."""
+    if not args:
+        raise UciError("position: expected startpos or fen")
+    if args[0] == "startpos":
+        board = chess.Board(chess960=chess960)
+        rest = list(args[1:])
+    elif args[0] == "fen":
+        fields = []
+        rest = list(args[1:])
+        while rest and rest[0] != "moves":
+            fields.append(rest.pop(0))
+        if not fields:
+            raise UciError("position fen: missing FEN")
+        fen = " ".join(fields)
+        try:
+            board = chess.Board(fen, chess960=chess960)
+        except ValueError as exc:
+            raise UciError("position fen: invalid FEN %s (%s)" % (quote(fen), exc)) from None
+        status = board.status() & _UNPLAYABLE
+        if status:
+            raise UciError("position fen: impossible position %s (%s)" % (quote(fen), _status_text(status)))
+    else:
+        raise UciError("position: expected startpos or fen, got %s" % quote(args[0]))
+    if rest and rest[0] != "moves":
+        raise UciError("position: expected moves, got %s" % quote(rest[0]))
+    for ply, text in enumerate(rest[1:], 1):
+        try:
+            move = board.parse_uci(text)
+        except ValueError:
+            move = chess.Move.null()
+        if not move:  # also refuses the null move "0000": python-chess parses it without a check
+            raise UciError("position: illegal move %s at ply %d in %s" % (quote(text), ply, board.fen()))
+        board.push(move)
+    return board
+
+
+def _status_text(status: int) -> str:
+    names = [name[7:].lower().replace("_", " ") for name in dir(chess)
+             if name.startswith("STATUS_") and name != "STATUS_VALID" and status & getattr(chess, name)]
+    return ", ".join(sorted(names))
+
+
+def parse_go(args: Sequence[str], board: chess.Board) -> Tuple[Limits, List[str]]:
+    """``go`` parameters -> (Limits, errors).
+
+    Parameters may come in any order and any subset. A bad token is reported and ignored,
+    and the search still runs with the rest (a GUI that sent ``go`` waits for a ``bestmove``).
+    """
+    limits = Limits()
+    errors: List[str] = []
+    i = 0
+    while i < len(args):
+        token = args[i]
+        i += 1
+        if token in GO_INT_PARAMS:
+            if i >= len(args) or args[i] in GO_KEYWORDS:
+                errors.append("go %s: missing value" % token)
+                continue
+            text = args[i]
+            i += 1
+            try:
+                value = int(text)
+            except ValueError:
+                errors.append("go %s: not an integer: %s" % (token, quote(text)))
+                continue
+            least = GO_INT_PARAMS[token]
+            if least is not None and value < least:
+                errors.append("go %s: %d is below %d" % (token, value, least))
+                continue
+            setattr(limits, token, value)
+        elif token == "infinite":
+            limits.infinite = True
+        elif token == "ponder":
+            limits.ponder = True
+        elif token == "searchmoves":
+            moves = []
+            while i < len(args) and args[i] not in GO_KEYWORDS:
+                text = args[i]
+                i += 1
+                try:
+                    move = board.parse_uci(text)
+                except ValueError:
+                    move = chess.Move.null()
+                if move:
+                    moves.append(move)
+                else:
+                    errors.append("go searchmoves: illegal move %s" % quote(text))
+            if moves:
+                limits.searchmoves = moves
+            else:
+                errors.append("go searchmoves: no legal move given, searching all moves")
+        else:
+            errors.append("go: unknown token %s" % quote(token))
+    return limits, errors
+
+
+def parse_setoption(command: Command) -> Tuple[str, Optional[str]]:
+    """``setoption name <id> [value <x>]`` -> (name, value or None).
+
+    The name may contain spaces; the value keeps its inner spacing (a path may have two spaces).
+    """
+    args = command.args
+    if not args or args[0] != "name":
+        raise UciError("setoption: expected 'name'")
+    try:
+        at = args.index("value", 1)
+    except ValueError:
+        at = len(args)
+    name = " ".join(args[1:at])
+    if not name:
+        raise UciError("setoption: missing option name")
+    value = None
+    if at + 1 < len(args):
+        value = command.line[command.spans[at + 1][0]:command.spans[-1][1]]
+    return name, value
+
+
+# -- output ------------------------------------------------------------------------------------
+
+def format_score(score: int, mate: Optional[int]) -> str:
+    """``cp X`` or ``mate N`` (moves; negative when the side to move is mated)."""
+    return "mate %d" % mate if mate is not None else "cp %d" % score
+
+
+def format_pv(board: chess.Board, moves: Sequence[chess.Move]) -> List[str]:
+    """UCI texts of a PV from ``board``; stops at the first move that is not legal there."""
+    position = board.copy(stack=False)
+    texts = []
+    for move in moves:
+        if not position.is_legal(move):
+            break
+        texts.append(position.uci(move))  # board.uci: castling notation follows the board's variant
+        position.push(move)
+    return texts
+
+
+def format_info(board: chess.Board, info: SearchInfo, nodes: Optional[int] = None,
+                time_ms: Optional[int] = None) -> str:
+    """The ``info depth ... pv ...`` line of one PV; ``nodes``/``time_ms`` override the report's."""
+    nodes = info.nodes if nodes is None else nodes
+    time_ms = info.time_ms if time_ms is None else time_ms
+    parts = ["info depth %d seldepth %d multipv %d score %s" % (
+        info.depth, info.seldepth, info.multipv, format_score(info.score, info.mate))]
+    if info.bound in ("lower", "upper"):
+        parts.append(info.bound + "bound")
+    parts.append("nodes %d nps %d hashfull %d time %d" % (
+        nodes, nodes * 1000 // max(1, time_ms), info.hashfull, time_ms))
+    pv = format_pv(board, info.pv)
+    if pv:
+        parts.append("pv " + " ".join(pv))
+    return " ".join(parts)
+
+
+def format_progress(nodes: int, time_ms: int) -> str:
+    """An ``info`` line without a score (a search stopped before its first iteration ended)."""
+    return "info nodes %d nps %d time %d" % (nodes, nodes * 1000 // max(1, time_ms), time_ms)
+
+
+def format_no_moves(board: chess.Board) -> str:
+    """What Stockfish reports at a root without legal moves: mated, or stalemate (a draw)."""
+    return "info depth 0 score %s" % ("mate 0" if board.is_check() else "cp 0")
+
+
+def format_bestmove(board: chess.Board, move: Optional[chess.Move], ponder: Optional[chess.Move] = None) -> str:
+    """``bestmove <move> [ponder <move>]``, or ``bestmove (none)``; the caller checked legality."""
+    if move is None:
+        return "bestmove (none)"
+    text = "bestmove " + board.uci(move)
+    if ponder is not None:
+        after = board.copy(stack=False)
+        after.push(move)
+        text += " ponder " + after.uci(ponder)
+    return text

@@ -1,0 +1,28 @@
+"""Shared fixtures: how to start the engine under test.
+
+The engine runs with the interpreter running pytest (``sys.executable -m protocol``) from the
+repository root, so CPython and PyPy test runs each test their own interpreter.
+"""
+
+import os
+import sys
+from typing import List
+
+import pytest
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+ENGINE_COMMAND: List[str] = [sys.executable, "-m", "protocol"]
+"""Command line of the UCI engine under test."""
+
+
+@pytest.fixture
+def engine_command() -> List[str]:
+    """The engine's command line (a fresh list each time)."""
+    return list(ENGINE_COMMAND)
+
+
+@pytest.fixture
+def repo_root() -> str:
+    """Repository root: the working directory of engine processes."""
+    return REPO_ROOT
