@@ -210,6 +210,11 @@ class UciLoop:
         """Report a problem to the GUI: ``info string error: <message>``."""
         self.writer.send("info string error: " + message)
 
+    def _internal(self, exc: BaseException, context: str = "") -> None:
+        """A bug, not bad input: traceback to stderr, one ``info string error: internal`` line."""
+        traceback.print_exc(file=sys.stderr)
+        self.error("internal: %s%s" % (context + ": " if context else "", _describe(exc)))
+
     def _debug(self, message: str) -> None:
         if self.debug:
             self.writer.send("info string debug: " + message)
@@ -229,8 +234,7 @@ class UciLoop:
         except (UciError, OptionError) as exc:
             self.error(str(exc))
         except Exception as exc:  # a bug in a command must not kill the engine
-            traceback.print_exc(file=sys.stderr)
-            self.error("internal: " + _describe(exc))
+            self._internal(exc)
         return True
 
     def shutdown(self) -> None:
@@ -284,8 +288,7 @@ class UciLoop:
         try:
             action(self._searcher)
         except Exception as exc:
-            traceback.print_exc(file=sys.stderr)
-            self.error("internal: %s: %s" % (label, _describe(exc)))
+            self._internal(exc, label)
 
     def _drain_pending(self) -> None:
         """Search thread, after its result: apply deferred actions in order, then hand back the searcher."""
@@ -317,8 +320,7 @@ class UciLoop:
             try:  # the first isready is where a GUI expects initialisation to happen
                 self._get_searcher()
             except Exception as exc:
-                traceback.print_exc(file=sys.stderr)
-                self.error("internal: " + _describe(exc))
+                self._internal(exc)
         self.send("readyok")
 
     def _register(self, command: Command) -> None:
@@ -350,17 +352,21 @@ class UciLoop:
         try:
             searcher = self._get_searcher()
         except Exception as exc:  # the search thread still answers with a legal move
-            traceback.print_exc(file=sys.stderr)
-            self.error("internal: " + _describe(exc))
+            self._internal(exc)
         multipv = self.options["MultiPV"]
         self._debug("go %s multipv %d from %s; options %s" % (limits, multipv, self.board.fen(), self.options.summary()))
         search = _Search(self.board.copy(), limits)
         with self._lock:
             self._searching = True
             self._search = search
-        search.thread = threading.Thread(target=self._run_search, args=(search, searcher, multipv),
-                                         name="pruner-search", daemon=True)
-        search.thread.start()
+        thread = threading.Thread(target=self._run_search, args=(search, searcher, multipv),
+                                  name="pruner-search", daemon=True)
+        try:
+            thread.start()
+            search.thread = thread
+        except RuntimeError as exc:  # no thread available: answer at once with a legal move
+            self._internal(exc)
+            self._run_search(search, None, multipv)
 
     def _stop(self, command: Command) -> None:
         search = self._search
@@ -387,6 +393,9 @@ class UciLoop:
         return False
 
     def _bench(self, command: Command) -> None:
+        search = self._search
+        if self._searching and search is not None and search.stop.is_set() and search.thread is not None:
+            search.thread.join()  # already told to stop: it ends within milliseconds
         if self._searching:
             raise UciError("bench: a search is running; send stop first")
         depth = None
@@ -421,23 +430,24 @@ class UciLoop:
     def _run_search(self, search: _Search, searcher: Any, multipv: int) -> None:
         """Search thread body: search, guarantee a legal move, print or hold ``bestmove``."""
         try:
-            if searcher is None:
-                raise RuntimeError("no searcher")
-            result = searcher.search(search.board, search.limits, on_info=partial(self._on_info, search, searcher),
-                                     stop=search.stop, multipv=multipv)
-            result = self._legal_result(search, result)
-        except Exception as exc:
-            if not search.silent:
-                traceback.print_exc(file=sys.stderr)
-                self.error("internal: " + _describe(exc))
-            result = SearchResult(_any_legal_move(search.board))
-        if result.best_move is None and not search.silent:
-            self.send(format_no_moves(search.board))
-        with self._lock:
-            search.result = result
-            if not search.hold:
-                self._emit(search)
-        self._drain_pending()
+            try:
+                if searcher is None:
+                    raise RuntimeError("no searcher")
+                result = searcher.search(search.board, search.limits, stop=search.stop, multipv=multipv,
+                                         on_info=partial(self._on_info, search, searcher))
+                result = self._legal_result(search, result)
+            except Exception as exc:
+                if not search.silent:
+                    self._internal(exc)
+                result = SearchResult(_any_legal_move(search.board))
+            if result.best_move is None and not search.silent:
+                self.send(format_no_moves(search.board))
+            with self._lock:
+                search.result = result
+                if not search.hold:
+                    self._emit(search)
+        finally:
+            self._drain_pending()  # also hands the searcher back to the main thread
 
     def _on_info(self, search: _Search, searcher: Any, info: SearchInfo) -> None:
         """Search callback: one ``info`` line per PV of each completed iteration."""
@@ -448,7 +458,12 @@ class UciLoop:
         if repeat_ponderhit:
             searcher.ponderhit()
         if not silent:
-            self.send(format_info(search.board, info))
+            try:
+                line = format_info(search.board, info)
+            except Exception as exc:  # a bad report must not abort the search
+                self._internal(exc, "info")
+                return
+            self.send(line)
             search.last_info_nodes = info.nodes
 
     def _legal_result(self, search: _Search, result: SearchResult) -> SearchResult:
@@ -477,15 +492,18 @@ class UciLoop:
         search.emitted = True
         result = search.result
         board = search.board
-        if result.best_move is not None:
-            # Like Stockfish, repeat the last completed iteration when the search was stopped
-            # or cut inside an iteration, with the final node count and time.
-            if result.lines:
-                if search.stop.is_set() or result.nodes != search.last_info_nodes:
-                    for line in result.lines:
-                        self.send(format_info(board, line, nodes=result.nodes, time_ms=result.time_ms))
-            elif result.nodes:
-                self.send(format_progress(result.nodes, result.time_ms))
+        try:
+            if result.best_move is not None:
+                # Like Stockfish, repeat the last completed iteration when the search was stopped
+                # or cut inside an iteration, with the final node count and time.
+                if result.lines:
+                    if search.stop.is_set() or result.nodes != search.last_info_nodes:
+                        for line in result.lines:
+                            self.send(format_info(board, line, nodes=result.nodes, time_ms=result.time_ms))
+                elif result.nodes:
+                    self.send(format_progress(result.nodes, result.time_ms))
+        except Exception as exc:  # never let a bad info line cost the bestmove
+            self._internal(exc, "info")
         self.send(format_bestmove(board, result.best_move, result.ponder_move))
 
 
