@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import chess
+import chess.engine
 import chess.pgn
 import pytest
 
@@ -281,20 +282,65 @@ def test_sleeping_past_the_clock_loses_on_time(capsys, tmp_path):
     assert all(d < 5 for d in durations)  # the runner stopped waiting at 0.5 s + margin
 
 
-def test_move_over_the_clock_but_answered_is_a_time_loss():
-    # The engine answers after 0.3 s with only 0.1 s + 0.05 s margin on its clock.
-    spec = parse_engine_spec(fake("--name", "Slow", "--sleep-after", "0", "--sleep", "0.3"))
-    good = parse_engine_spec(fake("--name", "Good"))
-    players = [EnginePlayer(spec), EnginePlayer(good)]
+class StubPlayer:
+    """Stands in for EnginePlayer: plays the first legal move and reports a scripted elapsed time."""
+
+    def __init__(self, elapsed):
+        self.elapsed = list(elapsed)
+        self.limits = []
+
+    def start(self):
+        pass
+
+    def new_game(self, key):
+        pass
+
+    def play(self, board, limit, timeout):
+        self.limits.append((limit, timeout))
+        move = next(iter(board.legal_moves))
+        return chess.engine.PlayResult(move, None, {}), self.elapsed.pop(0)
+
+
+def test_runner_clock_accounting():
+    # 1 s + 0.1 s; margin 0.05 s.  White uses 0.5 s, then 0.55 s: 1 - 0.5 + 0.1 = 0.6 left, and
+    # 0.55 <= 0.6 + 0.05 is fine (0.15 left after the increment); then 0.21 > 0.15 + 0.05: lost.
+    white, black = StubPlayer([0.5, 0.55, 0.21]), StubPlayer([0.2, 0.2, 0.2])
+    job = GameJob(1, 1, 0, Opening(chess.Board()), True)
+    settings = GameSettings(tc=TimeControl(base=1.0, inc=0.1), margin=0.05)
+    record = play_game(job, white, black, {chess.WHITE: "W", chess.BLACK: "B"}, settings)
+    assert record.result == "0-1" and record.termination == "time forfeit"
+    assert record.fault.kind == "time" and record.fault.engine == 1
+    assert "used 0.210s with 0.150s left" in record.reason
+    assert len(record.board.move_stack) == 4  # the late move is not played
+    clocks = [(round(lim.white_clock, 3), round(lim.black_clock, 3)) for lim, _ in white.limits]
+    assert clocks == [(1.0, 1.0), (0.6, 0.9), (0.15, 0.8)]
+    assert [round(t, 3) for _, t in white.limits] == [1.05, 0.65, 0.2]  # runner's deadlines
+    assert all(lim.white_inc == 0.1 and lim.black_inc == 0.1 for lim, _ in white.limits)
+
+
+def test_movetime_overrun_is_a_time_loss():
+    white, black = StubPlayer([0.1, 0.16]), StubPlayer([0.1])
+    job = GameJob(1, 1, 0, Opening(chess.Board()), True)
+    record = play_game(job, white, black, {chess.WHITE: "W", chess.BLACK: "B"},
+                       GameSettings(tc=TimeControl(movetime=0.1), margin=0.05))
+    assert record.termination == "time forfeit" and len(record.board.move_stack) == 2
+    assert white.limits[0][0].time == 0.1 and white.limits[0][1] == pytest.approx(0.15)
+
+
+def test_engine_that_stops_answering_is_killed_at_the_deadline():
+    # The engine sleeps 30 s on its first move with 0.1 s + 0.05 s on its clock.
+    spec = parse_engine_spec(fake("--name", "Slow", "--sleep-after", "0", "--sleep", "30"))
+    players = [EnginePlayer(spec), EnginePlayer(parse_engine_spec(fake("--name", "Good")))]
     try:
         job = GameJob(1, 1, 0, Opening(chess.Board()), True)
         settings = GameSettings(tc=TimeControl(base=0.1), margin=0.05)
         record = play_game(job, players[0], players[1], {chess.WHITE: "Slow", chess.BLACK: "Good"}, settings)
+        assert not players[0].running  # killed; restarted by its next game
     finally:
         for player in players:
             player.quit()
     assert record.result == "0-1" and record.termination == "time forfeit"
-    assert record.fault.kind == "time" and record.fault.engine == 1
+    assert record.fault.kind == "time" and record.fault.engine == 1 and record.duration < 5
 
 
 @pytest.mark.parametrize("mode", ["exit", "hang"])
