@@ -90,6 +90,7 @@ class Searcher:
         self.nodes = 0
         self.seldepth = 0
         self._pondering = False
+        self._ponderhit: Optional[threading.Event] = None
         self._tm_start = 0.0
 
     # -- state management -------------------------------------------------------------------
@@ -112,21 +113,23 @@ class Searcher:
         """Transposition table fill in permille."""
         return self.tt.hashfull()
 
-    def ponderhit(self) -> None:
-        """The ponder move was played: the running search's clock starts now."""
-        self._tm_start = time.monotonic()
-        self._pondering = False
-
     # -- entry points -----------------------------------------------------------------------
 
     def search(self, board: chess.Board, limits: Limits,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
-               stop: Optional[threading.Event] = None, multipv: int = 1) -> SearchResult:
-        """Search ``board`` (not modified) within ``limits``; see the module docstring."""
+               stop: Optional[threading.Event] = None, multipv: int = 1,
+               ponderhit: Optional[threading.Event] = None) -> SearchResult:
+        """Search ``board`` (not modified) within ``limits``; see the module docstring.
+
+        With ``limits.ponder`` no clock applies until ``ponderhit`` is set (the GUI's
+        ``ponderhit``); the clock then starts. An event made per ``go`` cannot be lost or
+        left over, whenever it is set.
+        """
         start = time.monotonic()
         self._start = start
         self._tm_start = start
         self._pondering = limits.ponder
+        self._ponderhit = ponderhit
         self._stop = stop
         self._soft, self._hard = timeman.allocate(limits, board.turn, self.move_overhead_ms)
         self._node_limit = limits.nodes if limits.nodes is not None and limits.nodes > 0 else None
@@ -298,6 +301,7 @@ class Searcher:
             mate = mate_in_moves(score)
             if mate is not None and 0 < mate <= limits.mate:
                 return not (limits.infinite or limits.ponder)
+        self._poll_ponderhit()
         if limits.infinite or self._pondering:
             return False
         if self._soft is None:
@@ -318,8 +322,15 @@ class Searcher:
             nxt = self._node_limit
         return nxt
 
+    def _poll_ponderhit(self) -> None:
+        """Leave pondering once the ponder move was played; the clock starts then."""
+        if self._pondering and self._ponderhit is not None and self._ponderhit.is_set():
+            self._pondering = False
+            self._tm_start = time.monotonic()
+
     def _check(self) -> None:
         """Abort when stopped, out of nodes, or past the hard time limit."""
+        self._poll_ponderhit()
         if self._stop is not None and self._stop.is_set():
             raise SearchAborted
         if self._node_limit is not None and self.nodes >= self._node_limit:

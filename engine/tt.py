@@ -49,8 +49,10 @@ class TranspositionTable:
 
     def resize(self, mb: int) -> None:
         """Allocate for ``mb`` megabytes (clears the table)."""
-        self.size = max(1024, mb * 1024 * 1024 // ENTRY_BYTES)
-        self.clear()
+        size = max(1024, mb * 1024 * 1024 // ENTRY_BYTES)
+        self.slots = [None] * size  # allocate first: a MemoryError leaves the old table intact
+        self.size = size
+        self.age = 0
 
     def clear(self) -> None:
         """Drop every entry."""

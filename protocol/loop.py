@@ -168,10 +168,8 @@ class _Search:
         """``bestmove`` was printed (exactly one per ``go``)."""
         self.silent = False
         """``quit`` came: print nothing more for this search."""
-        self.info_seen = False
-        """The search reported an iteration, so its own set-up has run."""
-        self.ponderhit_again = False
-        """A ``ponderhit`` came before the first report: repeat it from the search thread."""
+        self.ponderhit = threading.Event()
+        """Set by ``ponderhit``: the searcher starts its clock when it sees it."""
         self.last_info_nodes = -1
 
 
@@ -381,11 +379,7 @@ class UciLoop:
         with self._lock:
             if search.emitted or not search.hold:
                 return  # no longer pondering
-            # Before the first report the search may not have set itself up yet and could
-            # overwrite this ponderhit: the search thread repeats it at its first report.
-            search.ponderhit_again = not search.info_seen
-        if self._searcher is not None:
-            self._searcher.ponderhit()
+        search.ponderhit.set()
         self._release(search, hold=search.limits.infinite)
 
     def _quit(self, command: Command) -> bool:
@@ -434,7 +428,7 @@ class UciLoop:
                 if searcher is None:
                     raise RuntimeError("no searcher")
                 result = searcher.search(search.board, search.limits, stop=search.stop, multipv=multipv,
-                                         on_info=partial(self._on_info, search, searcher))
+                                         on_info=partial(self._on_info, search), ponderhit=search.ponderhit)
                 result = self._legal_result(search, result)
             except Exception as exc:
                 if not search.silent:
@@ -449,14 +443,10 @@ class UciLoop:
         finally:
             self._drain_pending()  # also hands the searcher back to the main thread
 
-    def _on_info(self, search: _Search, searcher: Any, info: SearchInfo) -> None:
+    def _on_info(self, search: _Search, info: SearchInfo) -> None:
         """Search callback: one ``info`` line per PV of each completed iteration."""
         with self._lock:
-            search.info_seen = True
-            repeat_ponderhit, search.ponderhit_again = search.ponderhit_again, False
             silent = search.silent
-        if repeat_ponderhit:
-            searcher.ponderhit()
         if not silent:
             try:
                 line = format_info(search.board, info)

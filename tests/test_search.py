@@ -212,3 +212,22 @@ SEE_CASES = [
 def test_static_exchange_evaluation(fen, uci, expected):
     from engine.movepick import see
     assert see(chess.Board(fen), chess.Move.from_uci(uci)) == expected
+
+
+def test_ponder_search_ignores_the_clock_until_ponderhit():
+    # A tiny clock: a timed search would stop at once. While pondering it must not; a
+    # ponderhit set before the search even starts must not be lost (the clock applies).
+    board = chess.Board(bench.POSITIONS[1])
+    stop, hit = threading.Event(), threading.Event()
+    seen = []
+
+    def on_info(info: SearchInfo) -> None:
+        seen.append(info.depth)
+        if info.depth == 4:
+            stop.set()
+
+    Searcher().search(board, Limits(ponder=True, wtime=20, btime=20), on_info=on_info, stop=stop, ponderhit=hit)
+    assert seen[-1] == 4  # only the stop flag ended it
+    hit.set()
+    result = Searcher().search(board, Limits(ponder=True, wtime=20, btime=20), ponderhit=hit)
+    assert result.best_move in board.legal_moves  # returned by itself: the clock applied
