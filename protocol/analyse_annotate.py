@@ -1,0 +1,123 @@
+"""Judging played moves and writing annotated PGN (``[%eval]`` comments, NAGs, variations).
+
+A move is judged by how much it lowers the mover's winning chances, as lichess does:
+``chances(cp) = 2 / (1 + exp(-0.00368208 * cp)) - 1`` in [-1, 1], with centipawns capped at
+±1000 and a mate counted as ±1000. The loss is the chances of the position before the move
+(its best line) minus the chances of the position after it, both from the mover's view:
+
+    loss >= 0.3  blunder     ??  (about 170 cp lost from an equal position)
+    loss >= 0.2  mistake     ?   (about 110 cp)
+    loss >= 0.1  inaccuracy  ?!  (about 55 cp)
+
+The same drop in centipawns costs less when one side is already winning (+800 to +500 is
+not a blunder), and a move equal to the engine's best move is never judged.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import chess
+import chess.engine
+import chess.pgn
+
+from engine.analysis import Analysis
+
+CP_CAP = 1000
+"""Centipawn scores are capped at ± this, and a mate counts as this, when judging."""
+
+WIN_CHANCE_SLOPE = 0.00368208
+"""Slope of lichess's winning-chances logistic curve (per centipawn)."""
+
+THRESHOLDS = ((0.3, "blunder", chess.pgn.NAG_BLUNDER),
+              (0.2, "mistake", chess.pgn.NAG_MISTAKE),
+              (0.1, "inaccuracy", chess.pgn.NAG_DUBIOUS_MOVE))
+"""(minimum winning-chances loss, name, NAG), worst first."""
+
+_MOVE_ASSESSMENTS = {chess.pgn.NAG_GOOD_MOVE, chess.pgn.NAG_MISTAKE, chess.pgn.NAG_BRILLIANT_MOVE,
+                     chess.pgn.NAG_BLUNDER, chess.pgn.NAG_SPECULATIVE_MOVE, chess.pgn.NAG_DUBIOUS_MOVE}
+
+
+def capped_cp(score: chess.engine.Score) -> int:
+    """Centipawns capped at ±CP_CAP; a mate (given or received) counts as ±CP_CAP."""
+    return max(-CP_CAP, min(CP_CAP, score.score(mate_score=100 * CP_CAP)))
+
+
+def winning_chances(score: chess.engine.Score) -> float:
+    """lichess's winning chances in [-1, 1] of a score (from the same side's view)."""
+    return 2 / (1 + math.exp(-WIN_CHANCE_SLOPE * capped_cp(score))) - 1
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """How much a played move cost, from the mover's view."""
+
+    loss: float
+    """Winning chances lost (0 when the move kept or improved them), 0..2."""
+    cp_loss: int
+    """Centipawns lost with the ±1000 cap (0 when none)."""
+    name: Optional[str]
+    """``inaccuracy``, ``mistake``, ``blunder`` or None."""
+    nag: Optional[int]
+    """The matching NAG (``?!``, ``?``, ``??``) or None."""
+
+
+def judge(before: Analysis, after: Analysis, played: chess.Move) -> Optional[Judgement]:
+    """Judge ``played`` from the analyses of the positions before and after it (None: no scores)."""
+    if before.score is None or after.score is None:
+        return None
+    mover = before.turn
+    was, now = before.score.pov(mover), after.score.pov(mover)
+    loss = max(0.0, winning_chances(was) - winning_chances(now))
+    cp_loss = max(0, capped_cp(was) - capped_cp(now))
+    name = nag = None
+    if played != before.best_move:
+        for threshold, label, code in THRESHOLDS:
+            if loss >= threshold:
+                name, nag = label, code
+                break
+    return Judgement(round(loss, 4), cp_loss, name, nag)
+
+
+def annotate_move(node: chess.pgn.ChildNode, before: Optional[Analysis], after: Optional[Analysis],
+                  judgement: Optional[Judgement]) -> None:
+    """Annotate the move of ``node`` in place.
+
+    ``[%eval]`` of the position after the move (White's view, pawns with two decimals or
+    ``#N``; nothing after a checkmate), the judgement's NAG and a "Mistake. Best was Nc3."
+    comment, and the engine's line as a variation when the move played was not the best.
+    """
+    if after is not None and after.score is not None:
+        node.set_eval(after.score)
+    if judgement is not None and judgement.nag is not None:
+        node.nags -= _MOVE_ASSESSMENTS
+        node.nags.add(judgement.nag)
+        text = "%s. Best was %s." % (judgement.name.capitalize(), before.best_san)
+        node.comment = (node.comment + " " + text).strip()
+    if before is not None and before.lines and before.best_move is not None and node.move != before.best_move:
+        parent = node.parent
+        variation = parent.add_variation(before.best_move)
+        if before.score is not None:
+            variation.set_eval(before.score)
+        variation.add_line(before.pv[1:])
+
+
+def position_game(analysis: Analysis, board: chess.Board, headers: dict) -> chess.pgn.Game:
+    """A one-position PGN game: the best line as the main line, other MultiPV lines as variations."""
+    game = chess.pgn.Game.from_board(board)
+    game.headers.update(headers)
+    if analysis.outcome is not None:
+        game.comment = analysis.outcome.termination.name.lower()
+    for line in analysis.lines:
+        if not line.pv:
+            continue
+        node = game.add_variation(line.pv[0])
+        node.set_eval(line.score)
+        node.add_line(line.pv[1:])
+    return game
+
+
+def export(game: chess.pgn.Game) -> str:
+    """PGN text of ``game`` with headers, comments and variations, followed by a blank line."""
+    exporter = chess.pgn.StringExporter(headers=True, variations=True, comments=True)
+    return game.accept(exporter) + "\n\n"
