@@ -103,7 +103,7 @@ class Analysis:
     """The result of analysing one position."""
 
     fen: str
-    """The analysed position."""
+    """The analysed position (Chess960: with Shredder-FEN castling rights such as ``HAha``)."""
     turn: chess.Color
     """Side to move in it."""
     best_move: Optional[chess.Move]
@@ -235,7 +235,7 @@ class Analyser:
         if multipv < 1:
             raise ValueError("multipv must be at least 1, got %r" % multipv)
         limits = _limits(depth, nodes, time, _searchmoves(board, searchmoves))
-        fen = board.fen()
+        fen = board.fen(shredder=board.chess960)  # Shredder-FEN castling (HAha) is unambiguous
         if not any(board.generate_legal_moves()):
             outcome = board.outcome()
             mated = outcome is not None and outcome.termination == chess.Termination.CHECKMATE

@@ -44,8 +44,11 @@ def capped_cp(score: chess.engine.Score) -> int:
 
 
 def winning_chances(score: chess.engine.Score) -> float:
-    """lichess's winning chances in [-1, 1] of a score (from the same side's view)."""
-    return 2 / (1 + math.exp(-WIN_CHANCE_SLOPE * capped_cp(score))) - 1
+    """lichess's winning chances in [-1, 1] of a score (from the same side's view).
+
+    ``2 / (1 + exp(-k cp)) - 1`` written as ``tanh(k cp / 2)``: the same curve, exactly odd.
+    """
+    return math.tanh(WIN_CHANCE_SLOPE * capped_cp(score) / 2)
 
 
 @dataclass(frozen=True)

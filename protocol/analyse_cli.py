@@ -12,6 +12,7 @@ usage error (sysexits ``EX_USAGE``); 130 when interrupted (Ctrl-C). See docs/ana
 """
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -216,7 +217,8 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
                 if result.error is not None:
                     failed += 1
                     report("%s: %s" % (result.source, result.error))
-                positions += writer.write(result)
+                with _sigint_deferred():  # Ctrl-C lands before or after a result, never inside
+                    positions += writer.write(result)
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
@@ -233,6 +235,20 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         stderr.write("pruner analyse: %d positions in %.1f s%s\n" % (
             positions, time.monotonic() - started, "; %d inputs failed" % failed if failed else ""))
     return min(failed, MAX_FAILED_STATUS)
+
+
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold SIGINT back (where the platform can) so the written count matches the output."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        yield
+        return
+    previous = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, previous)
 
 
 def _isatty(stream: IO[str]) -> bool:

@@ -181,7 +181,7 @@ def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
 
 def _position_task(source: str, board: chess.Board, ops: dict) -> PositionTask:
     epd_id = ops.get("id")
-    return PositionTask(source, board.fen(), board.chess960, epd_id if isinstance(epd_id, str) else None)
+    return PositionTask(source, board.fen(shredder=board.chess960), board.chess960, epd_id if isinstance(epd_id, str) else None)
 
 
 def _looks_like_pgn(text: str) -> bool:
