@@ -78,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "is read as one FEN/EPD per line), a .pgn file, or '-' for standard input")
     limits = parser.add_argument_group("limits (any combination: the first one reached ends a search; "
                                        "default --depth %d)" % DEFAULT_DEPTH)
-    limits.add_argument("--depth", type=_positive, help="search depth in plies")
-    limits.add_argument("--nodes", type=_positive, help="nodes per position")
+    limits.add_argument("--depth", type=_positive, metavar="N", help="search depth in plies")
+    limits.add_argument("--nodes", type=_positive, metavar="N", help="nodes per position")
     limits.add_argument("--movetime", type=_positive, metavar="MS", help="milliseconds per position")
     parser.add_argument("--multipv", type=_positive, default=1, metavar="K", help="best K lines per position")
     parser.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",

@@ -15,7 +15,9 @@ ITALIAN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 BK01 = "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - 0 1"  # Black mates in 3 (Qd1+)
 MIDDLEGAME = "r3k2r/pp1nbppp/2p1pn2/q7/3P4/2N1PN2/PPQ1BPPP/R3K2R b KQkq - 0 10"
 CHESS960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
-DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "analysis.md")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, "docs", "analysis.md")
+EXAMPLE = re.compile(r"<!-- example:start -->\s*```python\n(.*?)```\s*<!-- example:end -->", re.S)
 
 
 def test_result_is_typed_and_consistent():
@@ -159,11 +161,20 @@ def test_time_limit_returns_a_move():
 
 def test_docs_example_runs(capsys):
     with open(DOCS, encoding="utf-8") as handle:
-        text = handle.read()
-    match = re.search(r"<!-- example:start -->\s*```python\n(.*?)```\s*<!-- example:end -->", text, re.S)
+        match = EXAMPLE.search(handle.read())
     assert match, "docs/analysis.md lost its example markers"
     exec(compile(match.group(1), DOCS, "exec"), {"__name__": "docs_example"})
     assert "Qd1+ 3 -3" in capsys.readouterr().out
+
+
+def test_readme_example_runs():
+    """The README's analysis example, once it has one between the same markers."""
+    path = os.path.join(ROOT, "README.md")
+    with open(path, encoding="utf-8") as handle:
+        match = EXAMPLE.search(handle.read())
+    if match is None:
+        pytest.skip("README.md has no <!-- example:start --> block yet")
+    exec(compile(match.group(1), path, "exec"), {"__name__": "readme_example"})
 
 
 UCI_POSITIONS = [ITALIAN, BK01, MIDDLEGAME]
