@@ -8,7 +8,7 @@ Tasks (one per position, one per game) run in ``--jobs`` worker processes; resul
 written in input order, each flushed as soon as it and everything before it is done.
 Exit status: 0 when every input was usable, else the number of inputs that failed (bad FEN
 or EPD line, broken PGN game, unreadable file, failed analysis) capped at 63; 64 for a
-usage error (sysexits ``EX_USAGE``); 130 when interrupted (Ctrl-C). See docs/analysis.md.
+usage error or an output file that cannot be written (sysexits ``EX_USAGE``); 130 when interrupted (Ctrl-C). See docs/analysis.md.
 """
 
 import argparse
@@ -223,7 +223,7 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         status = EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         _silence(out)
-        return 0 if failed == 0 else min(failed, MAX_FAILED_STATUS)
+        return min(failed, MAX_FAILED_STATUS)
     finally:
         progress.finish()
         if out is not stdout:
