@@ -5,3 +5,10 @@ Never reads stdin or prints; the UCI layer (``protocol``) drives it through
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):  # PEP 562: engine.analyse / engine.Analyser, imported on first use
+    if name in ("analyse", "Analyser"):
+        from engine import analysis
+        return getattr(analysis, name)
+    raise AttributeError("module 'engine' has no attribute %r" % name)
