@@ -1,10 +1,12 @@
 """Running one task of ``pruner analyse``: search its positions, build records and PGN.
 
-``run_task`` is the whole job of a worker process and of the in-process (``--jobs 1``) path
-alike, so both produce the same output. Each task gets a fresh ``Analyser``: one per EPD/FEN
-position, one per PGN game (reused through the game's positions in order, so later positions
-profit from the table). Results therefore never depend on which worker ran which task or on
-task order; only the ``time_ms`` fields differ between runs.
+``run_task`` is the whole job of a worker process, of a cluster worker and of the in-process
+(``--jobs 1``) path alike, so all produce the same output. Each task starts on a fresh
+searcher: a new ``Analyser``, or the caller's long-lived one after ``new_game()`` (which makes
+it equal to a fresh one); one per EPD/FEN position, one per PGN game (reused through the
+game's positions in order, so later positions profit from the table). Results therefore never
+depend on which worker ran which task or on task order; only the ``time_ms`` fields differ
+between runs.
 
 A record is a flat JSON-ready dict, one per position; ``RECORD_KEYS`` lists its keys.
 """
@@ -73,13 +75,22 @@ class TaskResult:
 Tick = Callable[[int], None]
 
 
-def run_task(task: Task, settings: Settings, tick: Optional[Tick] = None) -> TaskResult:
-    """Analyse ``task``; ``tick(1)`` after each position. Never raises for a bad position."""
+def run_task(task: Task, settings: Settings, tick: Optional[Tick] = None,
+             analyser: Optional[Analyser] = None) -> TaskResult:
+    """Analyse ``task``; ``tick(1)`` after each position. Never raises for a bad position.
+
+    ``analyser``: a long-lived searcher to reuse (anything with ``analyse`` and ``new_game``
+    like ``Analyser``); it gets ``new_game()`` first, so results equal a fresh one's.
+    """
     tick = tick or (lambda n: None)
     try:
+        if analyser is None:
+            analyser = Analyser(settings.hash_mb)
+        else:
+            analyser.new_game()
         if isinstance(task, GameTask):
-            return _run_game(task, settings, tick)
-        return _run_position(task, settings, tick)
+            return _run_game(task, settings, tick, analyser)
+        return _run_position(task, settings, tick, analyser)
     except Exception as exc:  # an engine bug on one input must not end a long run
         detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
         return TaskResult(task.source, error="analysis failed: %s" % detail)
@@ -95,9 +106,9 @@ def _annotator(settings: Settings) -> str:
     return "Pruner %s (%s)" % (engine.__version__, settings.limits_text())
 
 
-def _run_position(task: PositionTask, settings: Settings, tick: Tick) -> TaskResult:
+def _run_position(task: PositionTask, settings: Settings, tick: Tick, analyser: Analyser) -> TaskResult:
     board = chess.Board(task.fen, chess960=task.chess960)
-    analysis = _analyse(Analyser(settings.hash_mb), board, settings)
+    analysis = _analyse(analyser, board, settings)
     tick(1)
     record = position_record(analysis, board, source=task.source, epd_id=task.epd_id)
     pgn = None
@@ -109,11 +120,10 @@ def _run_position(task: PositionTask, settings: Settings, tick: Tick) -> TaskRes
     return TaskResult(task.source, [record], pgn)
 
 
-def _run_game(task: GameTask, settings: Settings, tick: Tick) -> TaskResult:
+def _run_game(task: GameTask, settings: Settings, tick: Tick, analyser: Analyser) -> TaskResult:
     game = read_game(io.StringIO(task.pgn))
     nodes = list(game.mainline())
     board = game.board()
-    analyser = Analyser(settings.hash_mb)
     analyses: Dict[int, Analysis] = {}
     played = 0
     for ply in task.analysed:  # in game order: each search starts from the last one's table
