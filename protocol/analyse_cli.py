@@ -24,6 +24,7 @@ from typing import IO, Callable, Iterator, List, Optional
 
 from engine.analysis import DEFAULT_DEPTH
 from protocol.analyse_inputs import Task, read_inputs
+from protocol import analyse_review
 from protocol.analyse_output import FORMATS, Progress, make_writer
 from protocol.analyse_tasks import Settings, TaskResult, run_task
 
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--chess960", action="store_true",
                         help="read FEN/EPD castling rights as Chess960 (detected on its own when unambiguous)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary on stderr")
+    analyse_review.add_arguments(parser)  # --report FILE.html, --plot FILE.png
     return parser
 
 
@@ -178,6 +180,7 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        review = analyse_review.from_args(args, parser)  # None without --report/--plot
     except UsageError as exc:
         parser.print_usage(stderr)
         stderr.write("pruner analyse: error: %s\n" % exc)
@@ -209,6 +212,8 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     status = None
     try:
         writer = make_writer(args.format, out)
+        if review is not None:
+            writer = review.wrap(writer)
         progress = Progress(sum(task.work for task in tasks), stderr,
                             enabled=not args.quiet and _isatty(stderr))
         jobs = args.jobs or default_jobs()
@@ -231,6 +236,8 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     if status == EXIT_INTERRUPTED:
         stderr.write("pruner analyse: interrupted; %d positions written\n" % positions)
         return status
+    if review is not None and not review.finish(tasks, _settings(args), report):
+        return EXIT_USAGE
     if not args.quiet:
         stderr.write("pruner analyse: %d positions in %.1f s%s\n" % (
             positions, time.monotonic() - started, "; %d inputs failed" % failed if failed else ""))
