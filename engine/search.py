@@ -19,6 +19,7 @@ from engine import timeman
 from engine.evaluate import blend
 from engine.makemove import do_move, do_null, initial_state
 from engine.movepick import PIECE_VALUE, history_index, loses_material, move_code, ordered_moves, tactical_moves
+from engine.tablebase import Tablebases
 from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
 from engine.types import DRAW, INF, MATE, MATE_BOUND, MAX_PLY, Limits, SearchInfo, SearchResult, mate_in_moves
 
@@ -89,6 +90,10 @@ class Searcher:
         self.killers: List[List[Optional[chess.Move]]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self.nodes = 0
         self.seldepth = 0
+        self.tablebases: Optional[Tablebases] = None
+        """Syzygy tables probed in the tree and at the root, or None (no probe at all)."""
+        self.tbhits = 0
+        """Successful tablebase probes in the current search."""
         self._pondering = False
         self._ponderhit: Optional[threading.Event] = None
         self._tm_start = 0.0
@@ -135,12 +140,15 @@ class Searcher:
         self._node_limit = limits.nodes if limits.nodes is not None and limits.nodes > 0 else None
         self.nodes = 0
         self.seldepth = 0
+        self.tbhits = 0
         self._next_check = self._next_check_at()
         self.tt.new_search()
         self.pv: List[List[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
 
         self.board, self.keys, root_state = self._prepare(board)
         root_moves = self._root_moves(limits, root_state[0])
+        if self.tablebases is not None and root_moves:
+            root_moves = self._tablebase_root(root_moves)
         if not root_moves:
             return SearchResult(None, time_ms=self._elapsed_ms())
 
@@ -211,6 +219,22 @@ class Searcher:
             ordered = restricted or ordered
         return ordered
 
+    def _tablebase_root(self, moves: List[chess.Move]) -> List[chess.Move]:
+        """Root in the tables: keep the moves that preserve the best WDL, in DTZ order (fastest
+        zeroing win first), so the search only chooses among them and the win makes progress."""
+        tablebases = self.tablebases
+        board = self.board
+        if not tablebases.covers(board):
+            return moves
+        ranked = tablebases.root_moves(board)
+        if not ranked:
+            return moves
+        self.tbhits += len(ranked)
+        best_wdl = ranked[0][1]
+        rank = {move_code(move): index for index, (move, wdl, _) in enumerate(ranked) if wdl == best_wdl}
+        kept = sorted((m for m in moves if move_code(m) in rank), key=lambda m: rank[move_code(m)])
+        return kept or moves
+
     def _iterate(self, depth: int, root_moves: List[chess.Move], state, multipv: int,
                  previous_score: int) -> List[SearchInfo]:
         """One iteration: ``multipv`` root searches, each excluding the moves of better lines."""
@@ -224,7 +248,7 @@ class Searcher:
             root_moves.insert(index, pv[0])
             lines.append(SearchInfo(depth=depth, seldepth=self.seldepth, score=score, nodes=self.nodes,
                                     time_ms=self._elapsed_ms(), pv=pv, multipv=index + 1,
-                                    hashfull=self.tt.hashfull()))
+                                    hashfull=self.tt.hashfull(), tbhits=self.tbhits))
         lines.sort(key=lambda line: -line.score)
         for rank, line in enumerate(lines, 1):
             line.multipv = rank
@@ -376,6 +400,16 @@ class Searcher:
             return DRAW
         if ply >= MAX_PLY:
             return blend(board, mg, eg, phase)
+
+        # Step 1b. Tablebase probe right after a capture or pawn move (WDL is exact only with
+        # a zeroed fifty-move counter); one attribute test when no tables are set.
+        if self.tablebases is not None and hmc == 0 and self.tablebases.covers(board):
+            wdl = self.tablebases.wdl(board)
+            if wdl is not None:
+                self.tbhits += 1
+                score = self.tablebases.wdl_score(wdl, ply)
+                self.tt.store(key, None, score_to_tt(score, ply), MAX_PLY, EXACT)
+                return score
 
         # Step 2. Mate distance pruning: no line here can beat a mate already found nearer the root.
         alpha = max(alpha, -MATE + ply)

@@ -31,7 +31,8 @@ class Tablebases:
 
     @classmethod
     def open(cls, path: str) -> "Tablebases":
-        """Load every table in the ``os.pathsep``-separated directories of ``path``."""
+        """Load every table in the ``os.pathsep``-separated directories of ``path`` (``:`` on
+        Unix, ``;`` on Windows); raises ``OSError`` or ``ValueError`` when nothing loads."""
         import os
         tables = chess.syzygy.Tablebase()
         loaded = 0
@@ -41,6 +42,12 @@ class Tablebases:
         if not loaded or not names:
             raise ValueError(f"no Syzygy tables found in {path!r}")
         return cls(tables, max(len(name) - 1 for name in names))  # "KQvK" -> 3 pieces
+
+    def close(self) -> None:
+        """Release the table files (when the tables object has a ``close``)."""
+        close = getattr(self.tables, "close", None)
+        if close is not None:
+            close()
 
     def covers(self, board: chess.Board) -> bool:
         """True when ``board`` is small enough and has no castling rights (tables have none)."""

@@ -90,6 +90,8 @@ class SearchInfo:
     """``exact``, or ``lower``/``upper`` when the score failed high/low (aspiration windows)."""
     hashfull: int = 0
     """Transposition table fill in permille."""
+    tbhits: int = 0
+    """Endgame tablebase probes that found a value so far in this ``go``."""
 
     @property
     def mate(self) -> Optional[int]:

@@ -11,6 +11,10 @@ Threads and who owns what:
   its ``bestmove`` (or by the main thread at once when no search runs).
 * ``Writer`` is the only code that writes to stdout: one lock, one flushed write per line.
 
+A ``go`` answered from the opening book (``OwnBook``) prints ``bestmove`` at once from the
+main thread, without a search thread; with ``UCI_LimitStrength`` the search thread replaces
+the best move by the strength model's choice before printing it.
+
 ``bestmove`` hand-off: the search thread stores its result and prints ``bestmove`` unless
 the search is held (``go infinite``, or ``go ponder`` before ``ponderhit``); ``stop``/
 ``ponderhit`` release it. Both sides decide under one lock, and an ``emitted`` flag makes
@@ -20,6 +24,7 @@ sure each ``go`` gets exactly one ``bestmove`` (none at all after ``quit``).
 import os
 import platform
 import queue
+import random
 import sys
 import threading
 import traceback
@@ -30,6 +35,7 @@ from typing import Any, Callable, List, Optional, Tuple
 import chess
 
 import engine
+from engine.strength import StrengthLimit
 from engine.types import Limits, SearchInfo, SearchResult
 from protocol.options import OptionError, Options
 from protocol.uci import (Command, UciError, format_bestmove, format_info, format_no_moves, format_progress,
@@ -155,9 +161,14 @@ def _describe(exc: BaseException) -> str:
 class _Search:
     """One ``go``: private board, limits, stop flag, and its ``bestmove`` hand-off state."""
 
-    def __init__(self, board: chess.Board, limits: Limits) -> None:
+    def __init__(self, board: chess.Board, limits: Limits, multipv: int = 1,
+                 strength: Optional[StrengthLimit] = None) -> None:
         self.board = board
         self.limits = limits
+        self.shown = multipv
+        """Lines the GUI asked for (``MultiPV``); a weakened search computes more, shows these."""
+        self.strength = strength
+        """``UCI_LimitStrength``: the model that picks the move among the lines, or None."""
         self.stop = threading.Event()
         self.thread: Optional[threading.Thread] = None
         # The fields below are guarded by UciLoop._lock.
@@ -177,11 +188,13 @@ class UciLoop:
     """Runs UCI commands: ``handle_line`` for each input line, ``shutdown`` at the end."""
 
     def __init__(self, writer: Writer, searcher_factory: Optional[Callable[[int], Any]] = None,
-                 options: Optional[Options] = None) -> None:
+                 options: Optional[Options] = None, rng: Optional[random.Random] = None) -> None:
         self.writer = writer
         self.options = options if options is not None else Options()
         self.board = chess.Board()
         """Position of the next ``go``; replaced (never mutated) by ``position``."""
+        self.rng = rng if rng is not None else random.Random()
+        """Book picks and ``UCI_LimitStrength`` choices (tests pass a seeded one)."""
         self.debug = False
         self._factory = searcher_factory or _default_searcher
         self._searcher: Any = None
@@ -263,12 +276,16 @@ class UciLoop:
             searcher = self._factory(self.options["Hash"])
             for option in self.options.declared:
                 if option.apply is not None and option.apply_at_start:
-                    option.apply(searcher, self.options[option.name])
+                    option.apply(searcher, self.options.argument(option.name))
             self._searcher = searcher
         return self._searcher
 
-    def _searcher_action(self, label: str, action: Callable[[Any], None]) -> None:
-        """Run ``action(searcher)`` now, or after the running search if there is one."""
+    def _searcher_action(self, label: str, action: Callable[[Any], None], always: bool = False) -> None:
+        """Run ``action(searcher)`` now, or after the running search if there is one.
+
+        Without a searcher the action is skipped (the searcher will be built from the current
+        values), unless ``always``: then it runs with ``None``.
+        """
         with self._lock:
             if self._searching:
                 self._pending.append((label, action))
@@ -277,11 +294,11 @@ class UciLoop:
                 deferred = False
         if deferred:
             self._debug("%s: applied when the search ends" % label)
-        elif self._searcher is not None:  # otherwise the searcher is built from the current values
-            self._run_action(label, action)
+        elif self._searcher is not None or always:
+            self._run_action(label, action, always)
 
-    def _run_action(self, label: str, action: Callable[[Any], None]) -> None:
-        if self._searcher is None:
+    def _run_action(self, label: str, action: Callable[[Any], None], always: bool = False) -> None:
+        if self._searcher is None and not always:
             return
         try:
             action(self._searcher)
@@ -326,34 +343,53 @@ class UciLoop:
 
     def _setoption(self, command: Command) -> None:
         name, text = parse_setoption(command)
+        old = self.options.loaded(name) if self.options.lookup(name).load is not None else None
         option = self.options.set(name, text)  # raises OptionError; the old value stands
         value = self.options[option.name] if option.kind != "button" else None
         self._debug("option %s = %s" % (option.name, value if option.kind != "button" else "(pressed)"))
         if option.apply is not None:
             apply = option.apply
-            self._searcher_action("setoption " + option.name, lambda searcher: apply(searcher, value))
+            argument = self.options.argument(option.name)
+            self._searcher_action("setoption " + option.name, lambda searcher: apply(searcher, argument))
+        if old is not None and hasattr(old, "close"):
+            # The replaced book or tables: closed once no search can be using them.
+            self._searcher_action("close the old " + option.name, lambda _: old.close(), always=True)
 
     def _ucinewgame(self, command: Command) -> None:
         self._searcher_action("ucinewgame", lambda searcher: searcher.new_game())
 
     def _position(self, command: Command) -> None:
-        self.board = parse_position(command.args)  # raises UciError: the old position stays
+        # raises UciError: the old position stays
+        self.board = parse_position(command.args, chess960=self.options["UCI_Chess960"])
         self._debug("position %s" % self.board.fen())
 
     def _go(self, command: Command) -> None:
-        limits, errors = parse_go(command.args, self.board)
+        board = self.board.copy()
+        board.chess960 = self.options["UCI_Chess960"]  # also when the option changed after `position`
+        limits, errors = parse_go(command.args, board)
         for message in errors:
             self.error(message)
         # Go while searching: stop the running search (it prints its bestmove), then start.
         self._end_search()
+        book_move = self._book_move(board, limits)
+        if book_move is not None:
+            self.send("info string book move %s" % board.uci(book_move))
+            self.send(format_bestmove(board, book_move))
+            return
         searcher = None
         try:
             searcher = self._get_searcher()
         except Exception as exc:  # the search thread still answers with a legal move
             self._internal(exc)
         multipv = self.options["MultiPV"]
-        self._debug("go %s multipv %d from %s; options %s" % (limits, multipv, self.board.fen(), self.options.summary()))
-        search = _Search(self.board.copy(), limits)
+        strength = None
+        if self.options["UCI_LimitStrength"] and not limits.infinite:
+            strength = StrengthLimit(self.options["UCI_Elo"])
+            limits = strength.limits_for(limits)
+        self._debug("go %s multipv %d from %s; options %s" % (limits, multipv, board.fen(), self.options.summary()))
+        search = _Search(board, limits, multipv, strength)
+        if strength is not None:
+            multipv = max(multipv, strength.multipv)
         with self._lock:
             self._searching = True
             self._search = search
@@ -365,6 +401,23 @@ class UciLoop:
         except RuntimeError as exc:  # no thread available: answer at once with a legal move
             self._internal(exc)
             self._run_search(search, None, multipv)
+
+    def _book_move(self, board: chess.Board, limits: Limits) -> Optional[chess.Move]:
+        """``OwnBook``: a book move for a ``go`` that asks to play (not ``infinite``, ``ponder``,
+        ``mate`` or ``searchmoves``), or None to search."""
+        if not self.options["OwnBook"] or limits.infinite or limits.ponder or limits.mate is not None \
+                or limits.searchmoves:
+            return None
+        book = self.options.loaded("BookFile")
+        if book is None:
+            return None
+        try:
+            move = book.pick(board, self.rng)
+        except Exception as exc:  # a damaged book must not cost the move: search instead
+            self._internal(exc, "book")
+            return None
+        self._debug("book: %s" % (board.uci(move) if move is not None else "no move, searching"))
+        return move
 
     def _stop(self, command: Command) -> None:
         search = self._search
@@ -429,6 +482,8 @@ class UciLoop:
                     raise RuntimeError("no searcher")
                 result = searcher.search(search.board, search.limits, stop=search.stop, multipv=multipv,
                                          on_info=partial(self._on_info, search), ponderhit=search.ponderhit)
+                if search.strength is not None:
+                    result = self._weaker_choice(search, result)
                 result = self._legal_result(search, result)
             except Exception as exc:
                 if not search.silent:
@@ -443,18 +498,27 @@ class UciLoop:
         finally:
             self._drain_pending()  # also hands the searcher back to the main thread
 
+    def _weaker_choice(self, search: _Search, result: SearchResult) -> SearchResult:
+        """``UCI_LimitStrength``: play the line the strength model picks instead of the best."""
+        chosen = search.strength.choose(result.lines, self.rng)
+        if chosen is None or not chosen.pv or chosen.pv[0] == result.best_move:
+            return result
+        return replace(result, best_move=chosen.pv[0], ponder_move=chosen.pv[1] if len(chosen.pv) > 1 else None)
+
     def _on_info(self, search: _Search, info: SearchInfo) -> None:
         """Search callback: one ``info`` line per PV of each completed iteration."""
         with self._lock:
             silent = search.silent
-        if not silent:
+        if silent:
+            return
+        if info.multipv <= search.shown:  # extra lines of a weakened search stay hidden
             try:
                 line = format_info(search.board, info)
             except Exception as exc:  # a bad report must not abort the search
                 self._internal(exc, "info")
                 return
             self.send(line)
-            search.last_info_nodes = info.nodes
+        search.last_info_nodes = info.nodes
 
     def _legal_result(self, search: _Search, result: SearchResult) -> SearchResult:
         """The GUI must never see an illegal move: replace one (and report it as a bug)."""
@@ -488,7 +552,7 @@ class UciLoop:
                 # or cut inside an iteration, with the final node count and time.
                 if result.lines:
                     if search.stop.is_set() or result.nodes != search.last_info_nodes:
-                        for line in result.lines:
+                        for line in result.lines[:search.shown]:
                             self.send(format_info(board, line, nodes=result.nodes, time_ms=result.time_ms))
                 elif result.nodes:
                     self.send(format_progress(result.nodes, result.time_ms))

@@ -2,21 +2,29 @@
 
 Adding an option is one declaration in ``declared_options()``: its UCI type, default and
 range, and (when it configures the searcher) an ``apply(searcher, value)`` hook. Options
-without a hook are read by the loop when a search starts (``MultiPV``) or only inform the
-GUI (``Ponder``). Examples of later one-liners::
+without a hook are read by the loop when a search starts (``MultiPV``, ``UCI_Elo``) or only
+inform the GUI (``Ponder``). An option naming a file (``BookFile``, ``SyzygyPath``) also has
+a ``load(value)`` hook: it opens the file at ``setoption`` (so a bad path is refused and the
+old value stands), and the loaded object is what ``apply`` receives and
+``Options.loaded(name)`` returns. Examples of one-liners::
 
     Check("UCI_Chess960", False),
     Spin("Threads", 1, 1, 1),
-    String("SyzygyPath", "", apply=lambda searcher, path: searcher.set_syzygy_path(path)),
+    String("SyzygyPath", "", load=open_tablebases, apply=lambda searcher, tables: ...),
     Combo("Style", "Normal", ["Solid", "Normal", "Risky"]),
 """
 
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from engine import strength
 from protocol.uci import quote
 
 Apply = Callable[[Any, Any], None]
 """``apply(searcher, value)``: push a new value into the searcher."""
+
+Load = Callable[[Any], Any]
+"""``load(value)``: the object a value stands for (an open book, tablebases), None for an
+empty value; raises ``OSError``/``ValueError`` when it cannot be loaded."""
 
 
 class OptionError(ValueError):
@@ -29,7 +37,7 @@ class Option:
     kind = ""
 
     def __init__(self, name: str, default: Any, apply: Optional[Apply] = None,
-                 apply_at_start: bool = True) -> None:
+                 apply_at_start: bool = True, load: Optional[Load] = None) -> None:
         self.name = name
         """Name as shown to the GUI; matched case-insensitively."""
         self.default = default
@@ -38,6 +46,9 @@ class Option:
         """Hook that pushes the value into the searcher, or None."""
         self.apply_at_start = apply_at_start
         """Apply the current value when the searcher is created (False: the constructor takes it)."""
+        self.load = load
+        """Hook that opens what the value names, at ``setoption``; None for plain values.
+        The default value is never loaded (file options default to empty)."""
 
     def parse(self, text: Optional[str]) -> Any:
         """Validate the text after ``value`` (None when absent); raise ``OptionError``."""
@@ -111,6 +122,10 @@ class String(Option):
 
     kind = "string"
 
+    def __init__(self, name: str, default: str, apply: Optional[Apply] = None,
+                 apply_at_start: bool = True, load: Optional[Load] = None) -> None:
+        super().__init__(name, default, apply, apply_at_start, load)
+
     def parse(self, text: Optional[str]) -> str:
         text = (text or "").strip()
         return "" if text == "<empty>" else text
@@ -141,8 +156,25 @@ class Combo(Option):
             self.name, self.default, " ".join("var " + choice for choice in self.choices))
 
 
+def open_book(path: str) -> Any:
+    """``BookFile``: the Polyglot book at ``path``, or None for an empty path."""
+    if not path:
+        return None
+    from engine.book import OpeningBook
+    return OpeningBook(path)
+
+
+def open_tablebases(path: str) -> Any:
+    """``SyzygyPath``: the Syzygy tables in the ``os.pathsep``-separated directories, or None."""
+    if not path:
+        return None
+    from engine.tablebase import Tablebases
+    return Tablebases.open(path)
+
+
 def declared_options() -> List[Option]:
     """Every option Pruner offers, in the order ``uci`` lists them. Declare only what works."""
+    model = strength.MODEL
     return [
         # The Searcher is constructed with the Hash size, so it is not re-applied at creation.
         Spin("Hash", 16, 1, 4096, apply=lambda searcher, mb: searcher.set_hash(mb), apply_at_start=False),
@@ -151,6 +183,13 @@ def declared_options() -> List[Option]:
         Check("Ponder", False),
         Spin("MultiPV", 1, 1, 256),
         Check("UCI_AnalyseMode", False),
+        Check("UCI_Chess960", False),
+        Check("OwnBook", False),
+        String("BookFile", "", load=open_book),
+        String("SyzygyPath", "", load=open_tablebases,
+               apply=lambda searcher, tables: setattr(searcher, "tablebases", tables)),
+        Check("UCI_LimitStrength", False),
+        Spin("UCI_Elo", model.default_elo, model.min_elo, model.max_elo),
     ]
 
 
@@ -161,6 +200,7 @@ class Options:
         self.declared = declared if declared is not None else declared_options()
         self._by_key: Dict[str, Option] = {option_key(o.name): o for o in self.declared}
         self._values: Dict[str, Any] = {option_key(o.name): o.default for o in self.declared}
+        self._loaded: Dict[str, Any] = {}
 
     def lookup(self, name: str) -> Option:
         """The option called ``name`` (any case, any spacing); ``OptionError`` if there is none."""
@@ -170,15 +210,30 @@ class Options:
         return option
 
     def set(self, name: str, text: Optional[str]) -> Option:
-        """Validate and store a value; on error nothing changes. Returns the option."""
+        """Validate (and load) and store a value; on error nothing changes. Returns the option."""
         option = self.lookup(name)
         value = option.parse(text)
+        key = option_key(option.name)
+        if option.load is not None:
+            try:
+                self._loaded[key] = option.load(value)
+            except (OSError, ValueError) as exc:
+                raise OptionError("option %s: cannot load %s: %s" % (option.name, quote(value), exc)) from None
         if option.kind != "button":
-            self._values[option_key(option.name)] = value
+            self._values[key] = value
         return option
 
     def __getitem__(self, name: str) -> Any:
         return self._values[option_key(self.lookup(name).name)]
+
+    def loaded(self, name: str) -> Any:
+        """The object loaded for an option with a ``load`` hook (None until it is set)."""
+        return self._loaded.get(option_key(self.lookup(name).name))
+
+    def argument(self, name: str) -> Any:
+        """What the option's ``apply`` receives: the loaded object, or else the value."""
+        option = self.lookup(name)
+        return self.loaded(name) if option.load is not None else self[name]
 
     def uci_lines(self) -> List[str]:
         """The ``option`` lines for the reply to ``uci``."""

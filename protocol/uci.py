@@ -231,8 +231,8 @@ def format_info(board: chess.Board, info: SearchInfo, nodes: Optional[int] = Non
         info.depth, info.seldepth, info.multipv, format_score(info.score, info.mate))]
     if info.bound in ("lower", "upper"):
         parts.append(info.bound + "bound")
-    parts.append("nodes %d nps %d hashfull %d time %d" % (
-        nodes, nodes * 1000 // max(1, time_ms), info.hashfull, time_ms))
+    parts.append("nodes %d nps %d hashfull %d tbhits %d time %d" % (
+        nodes, nodes * 1000 // max(1, time_ms), info.hashfull, info.tbhits, time_ms))
     pv = format_pv(board, info.pv)
     if pv:
         parts.append("pv " + " ".join(pv))

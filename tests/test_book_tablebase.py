@@ -1,27 +1,14 @@
-"""Opening book (a Polyglot file the test writes) and tablebase probing (a mock table)."""
+"""Opening book (a Polyglot file the test writes), tablebase probing and the search with
+tables (a mock KQvK table: no real tables are needed)."""
 
 import random
-import struct
 
 import chess
 import pytest
 
 from engine.book import OpeningBook
 from engine.tablebase import TB_WIN, Tablebases
-
-
-def _polyglot_move(move: chess.Move) -> int:
-    promo = {None: 0, chess.KNIGHT: 1, chess.BISHOP: 2, chess.ROOK: 3, chess.QUEEN: 4}[move.promotion]
-    return (move.to_square & 7) | (move.to_square >> 3) << 3 | (move.from_square & 7) << 6 \
-        | (move.from_square >> 3) << 9 | promo << 12
-
-
-def write_book(path, entries):
-    """entries: (board, move, weight); Polyglot books are sorted by key."""
-    rows = sorted((chess.polyglot.zobrist_hash(b), _polyglot_move(m), w) for b, m, w in entries)
-    with open(path, "wb") as f:
-        for key, move, weight in rows:
-            f.write(struct.pack(">QHHI", key, move, weight, 0))
+from polyglot_helpers import write_book
 
 
 def test_book_weighted_choice_and_out_of_book(tmp_path):
@@ -84,3 +71,56 @@ def test_tablebase_scores_and_root_ranking():
     assert wdls == sorted(wdls, reverse=True)
     best_move, best_wdl, _ = ranked[0]
     assert best_wdl == 2
+
+
+# -- the search with tables -------------------------------------------------------------------
+
+def test_search_probes_after_a_capture_and_counts_tbhits():
+    from engine.search import Searcher
+    from engine.types import Limits
+    board = chess.Board("8/8/8/4k3/8/3r4/8/KQ6 w - - 0 1")  # Qxd3 reaches KQvK
+    plain = Searcher().search(board, Limits(depth=3))
+    assert plain.lines[0].tbhits == 0 and plain.score < 2000
+    searcher = Searcher()
+    tables = MockTables()
+    searcher.tablebases = Tablebases(tables, max_pieces=3)
+    infos = []
+    result = searcher.search(board, Limits(depth=3), on_info=infos.append)
+    assert result.best_move == chess.Move.from_uci("b1d3")
+    assert result.score == TB_WIN - 1  # the win found one ply from the root
+    assert infos[-1].tbhits > 0 and tables.probes >= infos[-1].tbhits
+    assert infos[0].tbhits == 0  # depth 1 never reaches a probe (quiescence does not probe)
+
+
+class WinsOnlyFromA1(MockTables):
+    """White wins while its king stays on a1 (and the queen lives); anything else draws."""
+
+    def probe_wdl(self, board):
+        self.probes += 1
+        if not board.queens or board.king(chess.WHITE) != chess.A1:
+            return 0
+        return 2 if board.turn == chess.WHITE else -2
+
+
+def test_root_in_the_tables_keeps_only_the_moves_that_keep_the_win():
+    from engine.search import Searcher
+    from engine.types import Limits
+    board = chess.Board("8/8/8/4k3/8/8/8/KQ6 w - - 0 1")
+    searcher = Searcher()
+    searcher.tablebases = Tablebases(WinsOnlyFromA1(), max_pieces=3)
+    result = searcher.search(board, Limits(depth=2), multipv=50)
+    queen_moves = {m for m in board.legal_moves if m.from_square == chess.B1}
+    assert {line.pv[0] for line in result.lines} == queen_moves  # king moves are not searched
+    assert result.best_move in queen_moves and result.lines[0].tbhits >= len(list(board.legal_moves))
+
+
+def test_positions_outside_the_tables_search_exactly_as_without_them():
+    from engine.search import Searcher
+    from engine.types import Limits
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    plain = Searcher().search(board, Limits(depth=4))
+    searcher = Searcher()
+    searcher.tablebases = Tablebases(MockTables(), max_pieces=3)
+    probed = searcher.search(board, Limits(depth=4))
+    assert (probed.nodes, probed.best_move, probed.score) == (plain.nodes, plain.best_move, plain.score)
+    assert probed.lines[0].tbhits == 0

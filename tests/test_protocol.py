@@ -45,6 +45,12 @@ OPTION_LINES = [
     "option name Ponder type check default false",
     "option name MultiPV type spin default 1 min 1 max 256",
     "option name UCI_AnalyseMode type check default false",
+    "option name UCI_Chess960 type check default false",
+    "option name OwnBook type check default false",
+    "option name BookFile type string default <empty>",
+    "option name SyzygyPath type string default <empty>",
+    "option name UCI_LimitStrength type check default false",
+    "option name UCI_Elo type spin default 1500 min 800 max 2000",
 ]
 
 
@@ -322,8 +328,8 @@ def test_go_with_each_parameter(uci):
     uci.send("position startpos")
     uci.send("go depth 2")
     assert legal(chess.Board(), uci.bestmove()[0])
-    assert re.search(r"info depth 2 seldepth \d+ multipv 1 score cp -?\d+ nodes \d+ nps \d+ hashfull \d+ time \d+ pv",
-                     uci.child.before)
+    assert re.search(r"info depth 2 seldepth \d+ multipv 1 score cp -?\d+ nodes \d+ nps \d+ hashfull \d+ tbhits 0 "
+                     r"time \d+ pv", uci.child.before)
     uci.send("go nodes 300")
     assert legal(chess.Board(), uci.bestmove()[0])
     uci.send("go movetime 200")
@@ -400,6 +406,30 @@ def test_ponder_finished_before_ponderhit_answers_at_once_and_stop_ends_ponderin
     assert legal(chess.Board(), uci.bestmove(timeout=10)[0])
     uci.send("ponderhit")  # too late: ignored
     assert uci.sync().count("bestmove") == 0
+
+
+def test_ponder_miss_stop_then_search_the_position_actually_played(uci):
+    """The GUI pondered on the expected reply, the opponent played another move: ``stop``
+    (its bestmove is discarded by the GUI), then the real position and a normal ``go``."""
+    uci.handshake()
+    uci.send("setoption name Ponder value true")
+    uci.send("position startpos moves e2e4 e7e5 g1f3 b8c6")  # pondering on ...Nc6
+    uci.send("go ponder wtime 3000 btime 3000 winc 10 binc 10")
+    uci.expect(r"info depth 1 ")
+    uci.no_bestmove_for(0.3)
+    uci.send("stop")  # the opponent played ...Nf6 instead
+    assert legal(after("e2e4", "e7e5", "g1f3", "b8c6"), uci.bestmove(timeout=10)[0])
+    uci.send("position startpos moves e2e4 e7e5 g1f3 g8f6")
+    uci.send("go wtime 3000 btime 3000 winc 10 binc 10")
+    move, ponder = uci.bestmove(timeout=15)
+    board = after("e2e4", "e7e5", "g1f3", "g8f6")
+    assert legal(board, move)
+    if ponder is not None:
+        board.push_uci(move)
+        assert legal(board, ponder)
+    uci.send("ponderhit")  # stale: no search is pondering
+    assert uci.sync().count("bestmove") == 0
+    assert uci.count_bestmoves() == uci.gos == 2
 
 
 # -- stop, go while searching, exactly one bestmove -------------------------------------------

@@ -263,14 +263,14 @@ def test_format_info_scores_bounds_and_pv():
     board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
     pv = [board.parse_uci("e1h1"), chess.Move.from_uci("e8c8")]
     info = SearchInfo(depth=5, seldepth=9, score=-37, nodes=12345, time_ms=500, pv=pv, multipv=2,
-                      bound="upper", hashfull=17)
+                      bound="upper", hashfull=17, tbhits=3)
     assert format_info(board, info) == ("info depth 5 seldepth 9 multipv 2 score cp -37 upperbound nodes 12345 "
-                                        "nps 24690 hashfull 17 time 500 pv e1g1 e8c8")
+                                        "nps 24690 hashfull 17 tbhits 3 time 500 pv e1g1 e8c8")
     mate = SearchInfo(depth=3, seldepth=3, score=MATE - 3, nodes=10, time_ms=0, pv=[])
     assert " score mate 2 nodes 10 nps 10000 " in format_info(board, mate)
     mated = SearchInfo(depth=4, seldepth=4, score=-(MATE - 4), nodes=10, time_ms=2, pv=[], bound="lower")
     assert " score mate -2 lowerbound " in format_info(board, mated)
-    assert format_info(board, info, nodes=20000, time_ms=1000).endswith("nodes 20000 nps 20000 hashfull 17 time 1000 pv e1g1 e8c8")
+    assert format_info(board, info, nodes=20000, time_ms=1000).endswith("nodes 20000 nps 20000 hashfull 17 tbhits 3 time 1000 pv e1g1 e8c8")
     illegal_tail = SearchInfo(depth=1, seldepth=1, score=0, nodes=1, time_ms=1, pv=[pv[0], chess.Move.from_uci("e1e2")])
     assert format_info(board, illegal_tail).endswith(" pv e1g1")  # a PV never shows an illegal move
 
