@@ -22,6 +22,7 @@ from matchlib.adjudication import AdjudicationRules  # noqa: E402
 from matchlib.engines import parse_engine_spec  # noqa: E402
 from matchlib.game import GameSettings  # noqa: E402
 from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
+from matchlib.plot import DEFAULT_EVERY, MatchPlot, check_path  # noqa: E402
 from matchlib.runner import Match, MatchConfig  # noqa: E402
 from matchlib.stats import MODELS, Sprt  # noqa: E402
 from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
@@ -138,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--event", default="Pruner match", help="PGN Event tag")
     output.add_argument("--site", default=socket.gethostname(), help="PGN Site tag")
     output.add_argument("--debug", action="store_true", help="log all UCI traffic (python-chess debug log) to stderr")
+    output.add_argument("--plot", metavar="FILE.png", help="draw Elo ± 95%% and the SPRT's LLR against games "
+                        "played into this picture (.png/.svg/.pdf; needs matplotlib)")
+    output.add_argument("--plot-every", type=int, default=DEFAULT_EVERY, metavar="N",
+                        help="with --plot: redraw after every N games (0: only at the end)")
     return parser
 
 
@@ -190,6 +195,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
         return 2
+    if args.plot and check_path(args.plot):
+        parser.error("--plot %s: %s" % (args.plot, check_path(args.plot)))
     tc = _time_control(args, parser)
     openings, source = _openings(args, parser)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
@@ -210,7 +217,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                          openings=openings, order=order, concurrency=args.concurrency,
                          pgn=args.pgn or None, pgn_append=args.pgn_append, sprt=sprt,
                          chess960=args.chess960, event=args.event, site=args.site,
-                         start_timeout=args.start_timeout, header=tuple(header))
+                         start_timeout=args.start_timeout, header=tuple(header),
+                         plot=MatchPlot(args.plot, args.plot_every, sprt) if args.plot else None)
     return Match(config).run().exit_code
 
 

@@ -21,6 +21,7 @@ from .engines import EnginePlayer, EngineSpec, EngineStartError
 from .game import Fault, GameJob, GameRecord, GameSettings, play_game
 from .openings import Opening
 from .pgnout import PgnWriter
+from .plot import MatchPlot
 from .report import final_line, progress_line, summary_lines
 from .stats import Sprt
 from .tally import Tally
@@ -49,6 +50,8 @@ class MatchConfig:
     """Stop the match after this many consecutive failed starts of one engine."""
     header: Tuple[str, ...] = ()
     """Extra lines for the header (openings source, seed...)."""
+    plot: Optional[MatchPlot] = None
+    """Draws the Elo/LLR chart every N games and at the end (``--plot``)."""
 
 
 @dataclass
@@ -71,7 +74,7 @@ class Match:
     def __init__(self, config: MatchConfig, out: Optional[IO[str]] = None) -> None:
         self.config = config
         self.out = out if out is not None else sys.stdout
-        self.tally = Tally()
+        self.tally = Tally(config.sprt)
         self.stop = threading.Event()
         """No new games (SPRT decided, too many start failures, interrupt)."""
         self.abort = threading.Event()
@@ -180,6 +183,8 @@ class Match:
             for number in (1, 2):
                 self._start_failures[number] = 0
         self.say(progress_line(record, self.tally, config.games, config.sprt))
+        if config.plot is not None and record.counted:
+            config.plot.game_finished(self.tally, self.names)
         if config.sprt is not None and completed_pair and self.verdict is None:
             verdict = config.sprt.verdict(config.sprt.llr(self.tally.pentanomial))
             if verdict is not None:
@@ -252,6 +257,8 @@ class Match:
                     self._handle(record, pgn)
         finally:
             pgn.close()
+        if config.plot is not None:
+            config.plot.finish(self.tally, self.names, self.verdict)
         for line in summary_lines(self.tally, self.names[0], self.names[1], config.sprt, self.verdict, config.pgn):
             self.say(line)
         self.say(final_line(self.tally, self.verdict))

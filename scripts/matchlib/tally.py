@@ -4,13 +4,14 @@ from collections import Counter
 from typing import Dict, List, Optional
 
 from .game import FAULT_KINDS, Fault, GameRecord
-from .stats import EloEstimate, elo_estimate
+from .history import TallyPoint, snapshot
+from .stats import EloEstimate, Sprt, elo_estimate
 
 
 class Tally:
     """Results of the finished games; ``add`` every record as it arrives, in any order."""
 
-    def __init__(self) -> None:
+    def __init__(self, sprt: Optional[Sprt] = None) -> None:
         self.wins = self.draws = self.losses = 0
         self.white = [0, 0, 0]
         """Engine 1's [wins, draws, losses] with White."""
@@ -23,6 +24,10 @@ class Tally:
         self.uncounted = 0
         """Games without a result (engine failed to start, match stopped)."""
         self._pending: Dict[int, Optional[float]] = {}
+        self.sprt = sprt
+        """The match's SPRT, if any: its LLR goes into ``history``."""
+        self.history: List[TallyPoint] = []
+        """The running numbers after each counted game, in the order they finished."""
 
     @property
     def games(self) -> int:
@@ -68,6 +73,12 @@ class Tally:
         else:
             self.draws += 1
             colour[1] += 1
+        completed = self._pair(pair, score)
+        self.history.append(snapshot(self, self.sprt))
+        return completed
+
+    def _pair(self, pair: int, score: float) -> bool:
+        """Count the pair of a counted game; True when this game completed it."""
         if pair not in self._pending:
             self._pending[pair] = score
             return False
