@@ -26,6 +26,8 @@ CHART_MARGIN = (46, 12, 12, 26)
 
 BOARD_SIZE = 300
 
+PLURALS = {"inaccuracy": "Inaccuracies", "mistake": "Mistakes", "blunder": "Blunders"}
+
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
        color: #222; background: #f4f4f2; margin: 0; line-height: 1.45; }
@@ -71,15 +73,15 @@ def esc(text: object) -> str:
 def render_report(reviews: List[Review], title: str = "Game review") -> str:
     """The whole HTML page for ``reviews`` (in order)."""
     games = sum(1 for review in reviews if isinstance(review, GameReview))
+    positions = len(reviews) - games
+    counted = [_count(games, "game"), _count(positions, "position")] if positions else [_count(games, "game")]
     limits = reviews[0].limits if reviews else "Pruner %s" % engine.__version__
     parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              "<title>%s</title>" % esc(_page_title(reviews, title)),
              "<style>%s</style>" % STYLE, "</head>", "<body>", "<main>",
              "<h1>%s</h1>" % esc(title),
-             '<p class="sub">%d game%s, %d position%s analysed by %s.</p>' % (
-                 games, "" if games == 1 else "s", len(reviews) - games,
-                 "" if len(reviews) - games == 1 else "s", esc(limits))]
+             '<p class="sub">%s analysed by %s.</p>' % (" and ".join(counted), esc(limits))]
     if len(reviews) > 1:
         parts.append(_contents(reviews))
     for review in reviews:
@@ -89,6 +91,10 @@ def render_report(reviews: List[Review], title: str = "Game review") -> str:
             parts.append(_position_section(review))
     parts += ["</main>", "</body>", "</html>", ""]
     return "\n".join(parts)
+
+
+def _count(number: int, noun: str) -> str:
+    return "%d %s%s" % (number, noun, "" if number == 1 else "s")
 
 
 def _page_title(reviews: List[Review], title: str) -> str:
@@ -179,8 +185,8 @@ def _stats_table(review: GameReview) -> str:
 
     rows.append("<tr><td>Average centipawn loss</td><td>%s</td><td>%s</td></tr>" % (acpl(white), acpl(black)))
     for name in JUDGEMENTS:
-        rows.append('<tr><td class="%s">%ss (%s)</td><td>%d</td><td>%d</td></tr>' % (
-            name, name.capitalize(), NAG_SYMBOLS[name], white.counts[name], black.counts[name]))
+        rows.append('<tr><td class="%s">%s (%s)</td><td>%d</td><td>%d</td></tr>' % (
+            name, PLURALS[name], NAG_SYMBOLS[name], white.counts[name], black.counts[name]))
     rows.append("<tr><td>Moves judged</td><td>%d</td><td>%d</td></tr>" % (white.moves, black.moves))
     return '<table class="stats">%s</table>' % "".join(rows)
 
