@@ -8,7 +8,9 @@ Tasks (one per position, one per game) run in ``--jobs`` worker processes; resul
 written in input order, each flushed as soon as it and everything before it is done.
 Exit status: 0 when every input was usable, else the number of inputs that failed (bad FEN
 or EPD line, broken PGN game, unreadable file, failed analysis) capped at 63; 64 for a
-usage error or an output file that cannot be written (sysexits ``EX_USAGE``); 130 when interrupted (Ctrl-C). See docs/analysis.md.
+usage error or an output file that cannot be written (sysexits ``EX_USAGE``); 69 when the
+``--cluster`` cannot be used (``EX_UNAVAILABLE``); 130 when interrupted (Ctrl-C). See docs/analysis.md
+and docs/cluster.md.
 """
 
 import argparse
@@ -24,9 +26,11 @@ from typing import IO, Callable, Iterator, List, Optional
 
 from engine.analysis import DEFAULT_DEPTH
 from protocol.analyse_inputs import Task, read_inputs
-from protocol import analyse_review
+from protocol import analyse_cluster, analyse_review
 from protocol.analyse_output import FORMATS, Progress, make_writer
+from protocol.analyse_resume import ResumeError, resume_output
 from protocol.analyse_tasks import Settings, TaskResult, run_task
+from protocol.cluster import ClusterError
 
 MAX_FAILED_STATUS = 63
 """Exit status for this many failed inputs or more."""
@@ -98,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="read FEN/EPD castling rights as Chess960 (detected on its own when unambiguous)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary on stderr")
     analyse_review.add_arguments(parser)  # --report FILE.html, --plot FILE.png
+    analyse_cluster.add_arguments(parser)  # --cluster ADDRESS, --engine CMD, --resume
     return parser
 
 
@@ -181,6 +186,9 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     try:
         args = parser.parse_args(argv)
         review = analyse_review.from_args(args, parser)  # None without --report/--plot
+        problem = analyse_cluster.check_arguments(args)
+        if problem is not None:
+            raise UsageError(problem)
     except UsageError as exc:
         parser.print_usage(stderr)
         stderr.write("pruner analyse: error: %s\n" % exc)
@@ -203,21 +211,38 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
                                     from_move=args.from_move, stdin=stdin)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    resumed = None
     try:
-        out = stdout if args.output is None else open(args.output, "w", encoding="utf-8", newline="")
+        if args.resume:  # keep what an interrupted run wrote; analyse the rest (analyse_resume.py)
+            resumed = resume_output(args.output, args.format, tasks, args.multipv)
+            out, tasks = resumed.stream, resumed.tasks
+            if resumed.done_tasks and not args.quiet:
+                report("resuming %s: %d positions kept, %d inputs left" % (
+                    args.output, resumed.done_positions, len(tasks)))
+        else:
+            out = stdout if args.output is None else open(args.output, "w", encoding="utf-8", newline="")
+    except ResumeError as exc:
+        report("cannot resume: %s" % exc)
+        return EXIT_USAGE
     except OSError as exc:
         report("%s: cannot write: %s" % (args.output, exc.strerror or exc))
         return EXIT_USAGE
     positions = 0
     status = None
     try:
-        writer = make_writer(args.format, out)
+        writer = resumed.writer(args.format) if resumed else make_writer(args.format, out)
         if review is not None:
             writer = review.wrap(writer)
         progress = Progress(sum(task.work for task in tasks), stderr,
                             enabled=not args.quiet and _isatty(stderr))
         jobs = args.jobs or default_jobs()
-        with Runner(_settings(args), jobs, progress.advance) as runner:
+        if args.cluster:  # Dask (protocol/analyse_cluster.py)
+            runner = analyse_cluster.ClusterRunner(args.cluster, _settings(args), progress.advance,
+                                                   (lambda message: None) if args.quiet else report,
+                                                   engine=args.engine)
+        else:
+            runner = Runner(_settings(args), jobs, progress.advance)
+        with runner:
             for result in runner.run(tasks):
                 if result.error is not None:
                     failed += 1
@@ -226,6 +251,9 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
                     positions += writer.write(result)
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
+    except ClusterError as exc:
+        report(str(exc))
+        status = analyse_cluster.EXIT_UNAVAILABLE
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         _silence(out)
         return min(failed, MAX_FAILED_STATUS)
@@ -235,6 +263,8 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
             out.close()
     if status == EXIT_INTERRUPTED:
         stderr.write("pruner analyse: interrupted; %d positions written\n" % positions)
+        return status
+    if status is not None:
         return status
     if review is not None and not review.finish(tasks, _settings(args), report):
         return EXIT_USAGE
