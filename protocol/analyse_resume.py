@@ -12,6 +12,7 @@ output) before the cut are not retried. A file that does not match the inputs is
 """
 
 import csv
+import functools
 import io
 import json
 import os
@@ -22,7 +23,7 @@ from typing import IO, List, Optional, Sequence, Tuple
 import chess
 import chess.pgn
 
-from protocol.analyse_inputs import GameTask, PositionTask, Task
+from protocol.analyse_inputs import GameTask, PositionTask, Task, read_game
 from protocol.analyse_output import CSV_COLUMNS, CsvWriter, make_writer
 
 Key = Tuple[str, Optional[int]]
@@ -30,7 +31,6 @@ Key = Tuple[str, Optional[int]]
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 _UNIT_START = re.compile(r"(?<=\n\n)(?=\[)")
-SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 
 
 class ResumeError(Exception):
@@ -217,10 +217,16 @@ def _same(unit_key: object, expected: object) -> bool:
     if isinstance(expected, PositionTask):
         return unit_key is not None and unit_key.get("Site") == expected.source  # type: ignore[union-attr]
     if isinstance(expected, GameTask):
-        source = chess.pgn.read_headers(io.StringIO(expected.pgn))
-        return source is not None and all(unit_key.get(tag) == source.get(tag)  # type: ignore[union-attr]
-                                          for tag in SEVEN_TAGS)
+        return unit_key is not None and all(unit_key.get(tag) == value  # type: ignore[union-attr]
+                                            for tag, value in _game_headers(expected.pgn))
     return unit_key == expected
+
+
+@functools.lru_cache(maxsize=64)
+def _game_headers(pgn: str) -> Tuple[Tuple[str, str], ...]:
+    """The headers an annotated game keeps from its input game (Result from the movetext too)."""
+    game = read_game(io.StringIO(pgn))
+    return tuple(game.headers.items()) if game is not None else ()
 
 
 def _match(units: List[_Unit], tasks: Sequence[Task], fmt: str, path: str) -> Tuple[int, int, int]:
