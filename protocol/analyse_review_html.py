@@ -74,14 +74,14 @@ def render_report(reviews: List[Review], title: str = "Game review") -> str:
     """The whole HTML page for ``reviews`` (in order)."""
     games = sum(1 for review in reviews if isinstance(review, GameReview))
     positions = len(reviews) - games
-    counted = [_count(games, "game"), _count(positions, "position")] if positions else [_count(games, "game")]
+    counted = [_count(number, noun) for number, noun in ((games, "game"), (positions, "position")) if number]
     limits = reviews[0].limits if reviews else "Pruner %s" % engine.__version__
     parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              "<title>%s</title>" % esc(_page_title(reviews, title)),
              "<style>%s</style>" % STYLE, "</head>", "<body>", "<main>",
              "<h1>%s</h1>" % esc(title),
-             '<p class="sub">%s analysed by %s.</p>' % (" and ".join(counted), esc(limits))]
+             '<p class="sub">%s analysed by %s.</p>' % (" and ".join(counted) or "Nothing", esc(limits))]
     if len(reviews) > 1:
         parts.append(_contents(reviews))
     for review in reviews:
@@ -265,13 +265,15 @@ def _diagram(review: GameReview, view: PlyView) -> str:
 
 def board_svg(board: chess.Board, arrows: List[chess.svg.Arrow], prefix: str) -> str:
     """``chess.svg.board`` made fit for inlining many times in one HTML page: its ids (piece
-    definitions) get ``prefix`` so that no two diagrams share an id, and the XML namespace
+    definitions, the check gradient) and the references to them get ``prefix`` so that no two
+    diagrams share an id, and the XML namespace
     declarations (not needed inline in HTML) are dropped."""
     lastmove = board.move_stack[-1] if board.move_stack else None
     check = board.king(board.turn) if board.is_check() else None
     svg = chess.svg.board(board, arrows=arrows, lastmove=lastmove, check=check, size=BOARD_SIZE)
     svg = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", svg)
     svg = svg.replace(' id="', ' id="%s-' % prefix).replace('href="#', 'href="#%s-' % prefix)
+    svg = svg.replace("url(#", "url(#%s-" % prefix)
     return svg
 
 
