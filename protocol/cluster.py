@@ -207,6 +207,7 @@ def open_cluster(address: str, threads_per_worker: int = 1) -> Iterator[Cluster]
     scheduler, n_workers = parse_address(address)
     distributed = import_distributed()
     local = None
+    quiet = _QuietLogs() if scheduler is None else None  # the in-process scheduler's chatter
     try:
         if scheduler is None:
             local = distributed.LocalCluster(
@@ -219,12 +220,28 @@ def open_cluster(address: str, threads_per_worker: int = 1) -> Iterator[Cluster]
     except (OSError, TimeoutError) as exc:
         if local is not None:
             local.close()
+        if quiet is not None:
+            quiet.restore()
         raise ClusterError("cannot connect to the Dask scheduler at %s: %s" % (address, exc)) from None
     cluster = Cluster(client, address, local)
     try:
         yield cluster
     finally:
         cluster.close()
+        if quiet is not None:
+            quiet.restore()
+
+
+class _QuietLogs:
+    """Only errors from the ``distributed`` loggers while a LocalCluster runs in this process."""
+
+    def __init__(self) -> None:
+        self.logger = logging.getLogger("distributed")
+        self.level = self.logger.level
+        self.logger.setLevel(logging.ERROR)
+
+    def restore(self) -> None:
+        self.logger.setLevel(self.level)
 
 
 def error_text(exc: BaseException) -> str:

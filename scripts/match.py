@@ -19,6 +19,7 @@ from typing import List, Optional
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from matchlib.adjudication import AdjudicationRules  # noqa: E402
+from matchlib.cluster import ClusterMatch, cluster_address  # noqa: E402
 from matchlib.engines import parse_engine_spec  # noqa: E402
 from matchlib.game import GameSettings  # noqa: E402
 from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
@@ -94,7 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     games.add_argument("--games", type=int, default=2, metavar="N",
                        help="number of games (pairs of two with reversed colours: use an even number)")
     games.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, metavar="N",
-                       help="games played at the same time")
+                       help="games played at the same time (with --cluster: one pair per worker thread)")
+    games.add_argument("--cluster", metavar="ADDRESS", type=cluster_address,
+                       help="play the games on a Dask cluster: a scheduler address (tcp://host:8786) or "
+                            "local:N (N local worker processes); needs pip install 'pruner[cluster]'. "
+                            "See docs/cluster.md")
     games.add_argument("--openings", metavar="FILE",
                        help="EPD/FEN or PGN (*.pgn) openings (default: %s, or %s with --chess960, "
                             "when present; else the start position)"
@@ -219,6 +224,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                          chess960=args.chess960, event=args.event, site=args.site,
                          start_timeout=args.start_timeout, header=tuple(header),
                          plot=MatchPlot(args.plot, args.plot_every, sprt) if args.plot else None)
+    if args.cluster:  # Dask (matchlib/cluster.py)
+        return ClusterMatch(config, args.cluster).run().exit_code
     return Match(config).run().exit_code
 
 
