@@ -12,6 +12,12 @@ DEFAULT_MOVES_TO_GO = 30
 """Moves assumed left in sudden death (no ``movestogo``)."""
 MIN_TIME_MS = 5
 """Never plan less than this: a python-chess search cannot answer faster."""
+LAST_MOVE_HARD_SHARE = (3, 4)
+"""With ``movestogo 1`` the hard limit stays within this share of the clock (after the move
+overhead). The rest covers the abort (up to ``CHECK_INTERVAL`` nodes), the ``bestmove`` reply
+and a busy machine: 10-90 ms past the hard limit were measured on a loaded 2-core machine."""
+HARD_SHARE = (2, 5)
+"""Otherwise the hard limit stays within this share of the clock (after the move overhead)."""
 
 
 def allocate(limits: Limits, white_to_move: bool, overhead_ms: int = 10) -> Tuple[Optional[int], Optional[int]]:
@@ -32,7 +38,9 @@ def allocate(limits: Limits, white_to_move: bool, overhead_ms: int = 10) -> Tupl
     # Spend an even share of the clock plus most of the increment on a normal move, and allow
     # up to five times that (never more than the last-move share) when the search is unstable.
     soft = available // moves_to_go + inc * 3 // 4
-    hard_cap = available if moves_to_go == 1 else available * 2 // 5
+    # Never the whole clock, not even for the last move before the time control.
+    share = LAST_MOVE_HARD_SHARE if moves_to_go == 1 else HARD_SHARE
+    hard_cap = available * share[0] // share[1]
     hard = min(soft * 5, hard_cap)
     soft = min(soft, hard)
     return max(MIN_TIME_MS, soft), max(MIN_TIME_MS, hard)

@@ -1,5 +1,8 @@
 """Time allocation: pure arithmetic on the go parameters."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from engine.timeman import MIN_TIME_MS, allocate
 from engine.types import Limits
 
@@ -37,3 +40,41 @@ def test_missing_or_negative_clock_is_read_as_empty():
 
 def test_increment_raises_budget():
     assert allocate(Limits(wtime=10000, winc=1000), True)[0] > allocate(Limits(wtime=10000), True)[0]
+
+
+# -- time safety: the hard limit never reaches the clock -------------------------------------
+
+def test_last_move_before_the_time_control_keeps_a_reserve():
+    # ``movestogo 1`` used to plan the whole clock minus the overhead (1000 ms -> 990 ms hard):
+    # the engine answered after 1000-1012 ms, a loss on time in a GUI without a margin.
+    for wtime in (300, 1000, 2000, 60000):
+        for winc in (0, 1000, 10 ** 9):
+            soft, hard = allocate(Limits(wtime=wtime, btime=wtime, winc=winc, movestogo=1), True, overhead_ms=10)
+            assert soft <= hard <= (wtime - 10) * 4 // 5, (wtime, winc, soft, hard)
+
+
+def test_nearly_empty_negative_and_missing_clocks_plan_the_minimum():
+    for limits in (Limits(wtime=50, btime=50), Limits(wtime=15, btime=15, winc=0, binc=0), Limits(wtime=-100, btime=-100),
+                   Limits(wtime=0, btime=0), Limits(btime=50), Limits(wtime=-10 ** 20, winc=-5)):
+        assert allocate(limits, True, overhead_ms=10) == (MIN_TIME_MS, MIN_TIME_MS), limits
+    assert allocate(Limits(wtime=50, btime=50), True, overhead_ms=5000) == (MIN_TIME_MS, MIN_TIME_MS)
+    assert allocate(Limits(movetime=-5), True) == (MIN_TIME_MS, MIN_TIME_MS)
+    assert allocate(Limits(wtime=50, btime=50, movestogo=1), True, overhead_ms=10) == (30, 30)
+
+
+def test_huge_numbers_and_increments_stay_bounded_by_the_clock():
+    assert allocate(Limits(wtime=100, btime=100, winc=100000, binc=100000), True) == (36, 36)
+    soft, hard = allocate(Limits(wtime=10 ** 30, btime=10 ** 30, movestogo=10 ** 30), True)
+    assert soft <= hard <= 10 ** 30
+    assert allocate(Limits(movetime=10 ** 30), True) == (10 ** 30 - 10, 10 ** 30 - 10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(clock=st.integers(-10 ** 6, 10 ** 12), inc=st.integers(-10 ** 6, 10 ** 12),
+       movestogo=st.one_of(st.none(), st.integers(-5, 3), st.integers(-5, 10 ** 9)), overhead=st.integers(0, 5000),
+       white=st.booleans())
+def test_hard_limit_leaves_a_fifth_of_the_clock(clock, inc, movestogo, overhead, white):
+    limits = Limits(wtime=clock, btime=clock, winc=inc, binc=inc, movestogo=movestogo)
+    soft, hard = allocate(limits, white, overhead_ms=overhead)
+    assert MIN_TIME_MS <= soft <= hard
+    assert hard <= max(MIN_TIME_MS, max(0, clock - overhead) * 4 // 5)
