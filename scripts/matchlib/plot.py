@@ -1,8 +1,9 @@
 """``match.py --plot FILE.png``: the Elo estimate and the SPRT drawn against games played.
 
-Top panel: Elo with its 95% band over the completed pairs (pentanomial, the interval the
+Top panel: Elo with its 95% band at each completed pair (pentanomial, the interval the
 final line prints) and the trinomial estimate after every game; bottom panel (with
-``--sprt``): the log-likelihood ratio against its two bounds. The numbers are
+``--sprt``): the log-likelihood ratio (on the pentanomial counts, so it too moves at each
+completed pair) against its two bounds. The numbers are
 ``tally.history`` (``matchlib.history``), nothing is recomputed here. The picture is
 redrawn every ``--plot-every`` games and at the end, written to a temporary file and moved
 into place so a viewer never sees half a PNG. matplotlib is imported on the first drawing,
@@ -16,7 +17,8 @@ import sys
 from typing import BinaryIO, List, Optional, Sequence, Tuple
 
 from .history import TallyPoint
-from .stats import Sprt
+from .report import fmt_estimate
+from .stats import EloEstimate, Sprt
 
 FORMATS = ("png", "svg", "pdf")
 """File types ``--plot`` writes (by the file name's suffix)."""
@@ -59,9 +61,9 @@ def _finite(values: Sequence[Optional[float]]) -> List[float]:
 
 
 def elo_range(history: List[TallyPoint]) -> Tuple[float, float]:
-    """The Elo axis: every finite estimate and band end from the last 90% of the match
+    """The Elo axis: every finite estimate and band end from the second half of the match
     (the first games' bands are huge), zero included, padded, within ±``ELO_VIEW``."""
-    start = len(history) // 10
+    start = len(history) // 2
     recent = history[start:] or history
     values = _finite([point.penta_low for point in recent] + [point.penta_high for point in recent]
                      + [point.elo for point in recent] + [point.penta_elo for point in recent])
@@ -82,21 +84,28 @@ def _clip(values: Sequence[Optional[float]], low: float, high: float) -> List[fl
     return clipped
 
 
-def _fmt(value: float) -> str:
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return "%+.1f" % (value + 0.0)
+def pair_points(history: List[TallyPoint]) -> List[TallyPoint]:
+    """The points where another colour-reversed pair was completed (the pentanomial numbers
+    change only there)."""
+    points, pairs = [], 0
+    for point in history:
+        if point.pairs > pairs and point.penta_elo is not None:
+            points.append(point)
+            pairs = point.pairs
+    return points
 
 
 def title_text(history: List[TallyPoint], names: Tuple[str, str], sprt: Optional[Sprt],
                verdict: Optional[str]) -> str:
+    """The chart's title: the final line's numbers (same model choice and formatting)."""
     last = history[-1]
     if last.penta_elo is not None and 2 * last.pairs == last.games:
         elo, low, high, model = last.penta_elo, last.penta_low, last.penta_high, "pentanomial"
     else:
         elo, low, high, model = last.elo, last.elo_low, last.elo_high, "trinomial"
-    text = "%s vs %s: W %d D %d L %d, Elo %s [%s, %s] (95%%, %s)" % (
-        names[0], names[1], last.wins, last.draws, last.losses, _fmt(elo), _fmt(low), _fmt(high), model)
+    estimate = EloEstimate(math.nan, elo, low, high, math.nan)
+    text = "%s vs %s: W %d D %d L %d, Elo %s (95%%, %s)" % (
+        names[0], names[1], last.wins, last.draws, last.losses, fmt_estimate(estimate), model)
     if sprt is not None and last.llr is not None:
         text += "\nSPRT elo0 %g elo1 %g (%s): LLR %.2f [%.2f, %.2f]%s" % (
             sprt.elo0, sprt.elo1, sprt.model, last.llr, sprt.lower, sprt.upper,
@@ -123,16 +132,15 @@ def draw(history: List[TallyPoint], stream: BinaryIO, fmt: str = "png", names: T
     games = [point.games for point in history]
     low, high = elo_range(history)
 
-    paired = [point for point in history if point.penta_elo is not None]
+    paired = pair_points(history)
     if paired:
         x = [point.games for point in paired]
         elo_axes.fill_between(x, _clip([p.penta_low for p in paired], low, high),
                               _clip([p.penta_high for p in paired], low, high),
-                              color="#5b7fa6", alpha=0.25, linewidth=0, step="post",
-                              label="95% interval (pentanomial)")
-        elo_axes.step(x, _clip([p.penta_elo for p in paired], low, high), where="post",
-                      color="#2d4f77", linewidth=1.8, label="Elo (pentanomial, completed pairs)",
-                      marker="o" if len(paired) <= 30 else None, markersize=3)
+                              color="#5b7fa6", alpha=0.25, linewidth=0, label="95% interval (pentanomial)")
+        elo_axes.plot(x, _clip([p.penta_elo for p in paired], low, high), color="#2d4f77", linewidth=1.8,
+                      label="Elo (pentanomial, at each completed pair)",
+                      marker="o" if len(paired) <= 40 else None, markersize=3.5)
     else:
         elo_axes.fill_between(games, _clip([p.elo_low for p in history], low, high),
                               _clip([p.elo_high for p in history], low, high),
@@ -149,9 +157,10 @@ def draw(history: List[TallyPoint], stream: BinaryIO, fmt: str = "png", names: T
     elo_axes.set_title(title_text(history, names, sprt, verdict), fontsize=10, loc="left")
 
     if llr_axes is not None:
-        llr = [point.llr for point in history]
-        llr_axes.step(games, llr, where="post", color="#2d4f77", linewidth=1.6, label="LLR",
-                      marker="o" if len(games) <= 30 else None, markersize=3)
+        x = [0] + [point.games for point in paired]
+        llr = [0.0] + [point.llr for point in paired]  # it moves only when a pair completes
+        llr_axes.plot(x, llr, color="#2d4f77", linewidth=1.6, label="LLR",
+                      marker="o" if len(x) <= 40 else None, markersize=3.5)
         llr_axes.axhline(sprt.upper, color="#3a8a3a", linewidth=1.2, linestyle="--")
         llr_axes.axhline(sprt.lower, color="#c0504d", linewidth=1.2, linestyle="--")
         llr_axes.axhline(0.0, color="#777777", linewidth=0.8)
