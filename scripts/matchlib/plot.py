@@ -153,7 +153,7 @@ def draw(history: List[TallyPoint], stream: BinaryIO, fmt: str = "png", names: T
     elo_axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     elo_axes.set_ylabel("Elo (engine 1)")
     elo_axes.grid(True, color="#dddddd", linewidth=0.6)
-    elo_axes.legend(loc="upper right", fontsize=8, framealpha=0.85)
+    elo_axes.legend(loc="best", fontsize=8, framealpha=0.85)
     elo_axes.set_title(title_text(history, names, sprt, verdict), fontsize=10, loc="left")
 
     if llr_axes is not None:
@@ -167,7 +167,7 @@ def draw(history: List[TallyPoint], stream: BinaryIO, fmt: str = "png", names: T
         llr_axes.text(0.005, sprt.upper, " H1 (elo1 = %g) accepted" % sprt.elo1, color="#3a8a3a",
                       va="bottom", fontsize=8, transform=llr_axes.get_yaxis_transform())
         llr_axes.text(0.005, sprt.lower, " H0 (elo0 = %g) accepted" % sprt.elo0, color="#c0504d",
-                      va="top", fontsize=8, transform=llr_axes.get_yaxis_transform())
+                      va="bottom", fontsize=8, transform=llr_axes.get_yaxis_transform())
         values = _finite(llr) + [sprt.lower, sprt.upper]
         pad = 0.15 * (max(values) - min(values))
         llr_axes.set_ylim(min(values) - pad, max(values) + pad)
