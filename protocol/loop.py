@@ -25,6 +25,7 @@ import os
 import platform
 import queue
 import random
+import signal
 import sys
 import threading
 import traceback
@@ -39,7 +40,7 @@ from engine.strength import StrengthLimit
 from engine.types import Limits, SearchInfo, SearchResult
 from protocol.options import OptionError, Options
 from protocol.uci import (Command, UciError, format_bestmove, format_info, format_no_moves, format_progress,
-                          parse_command, parse_go, parse_position, parse_setoption, quote)
+                          parse_command, parse_go, parse_int, parse_position, parse_setoption, quote)
 
 AUTHOR = "The Pruner developers"
 
@@ -448,7 +449,7 @@ class UciLoop:
         depth = None
         if command.args:
             try:
-                depth = int(command.args[0])
+                depth = parse_int(command.args[0])
             except ValueError:
                 raise UciError("bench: depth must be an integer, got %s" % quote(command.args[0])) from None
             if depth < 1:
@@ -579,10 +580,21 @@ def run_bench(depth: Optional[int], emit: Callable[[str], None]) -> None:
     emit("Interpreter: %s %s" % (platform.python_implementation(), platform.python_version()))
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: leave the command loop the way Ctrl-C does (not an ``Exception``, so no
+    command handler can swallow it)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
+    raise Terminated
+
+
 def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[int], Any]] = None) -> int:
     """Run the UCI protocol on file descriptors until ``quit`` or EOF; the exit status.
 
-    0 after ``quit`` or end of input, 1 when the output was closed, 130 on Ctrl-C.
+    0 after ``quit`` or end of input, 1 when the output was closed, 130 on Ctrl-C, 143 on
+    SIGTERM (any search is stopped without a ``bestmove``; output ends with a whole line).
     """
     events: "queue.Queue[Any]" = queue.Queue()
     writer = Writer(fd_writer(out_fd), on_broken=lambda: events.put(_BROKEN))
@@ -592,6 +604,9 @@ def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[
     reader = threading.Thread(target=read_lines, args=(partial(os.read, in_fd), events.put),
                               name="pruner-reader", daemon=True)
     reader.start()
+    previous = None
+    if threading.current_thread() is threading.main_thread():  # handlers can only be set there
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     status = 0
     try:
         while True:
@@ -608,5 +623,12 @@ def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[
                 break
     except KeyboardInterrupt:
         status = 130
-    loop.shutdown()
+    except Terminated:
+        status = 143
+    try:
+        loop.shutdown()
+    except Terminated:  # a second SIGTERM during the shutdown (the handler is then the default)
+        status = 143
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
     return status

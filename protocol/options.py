@@ -17,7 +17,7 @@ old value stands), and the loaded object is what ``apply`` receives and
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from engine import strength
-from protocol.uci import quote
+from protocol.uci import parse_int, quote
 
 Apply = Callable[[Any, Any], None]
 """``apply(searcher, value)``: push a new value into the searcher."""
@@ -74,7 +74,7 @@ class Spin(Option):
         if text is None or not text.strip():
             raise OptionError("option %s needs a value" % self.name)
         try:
-            value = int(text.strip())
+            value = parse_int(text.strip())
         except ValueError:
             raise OptionError("option %s: not an integer: %s" % (self.name, quote(text))) from None
         if not self.minimum <= value <= self.maximum:

@@ -32,6 +32,7 @@ GO_INT_PARAMS = {
 GO_KEYWORDS = frozenset(list(GO_INT_PARAMS) + ["searchmoves", "ponder", "infinite"])
 
 _TOKEN = re.compile(r"\S+")
+_INTEGER = re.compile(r"[+-]?[0-9]{1,20}\Z")
 
 # Positions python-chess accepts but a search cannot play from (no king, a king in check
 # with the other side to move, ...). Cosmetic problems (castling rights without the rook,
@@ -50,6 +51,18 @@ def quote(text: str, limit: int = 60) -> str:
     if len(text) > limit:
         return repr(text[:limit]) + "...(%d chars)" % len(text)
     return repr(text)
+
+
+def parse_int(text: str) -> int:
+    """A decimal integer as GUIs write it: an optional sign and at most 20 ASCII digits.
+
+    ``int()`` alone also takes ``1_000`` and the digits of other scripts (U+0663 reads as 3), and
+    interpreters without a digit limit (CPython before 3.9.14/3.10.7) take quadratic time on
+    a 4 MB number. Raises ``ValueError``.
+    """
+    if not _INTEGER.match(text):
+        raise ValueError("not an integer: %s" % quote(text))
+    return int(text)
 
 
 @dataclass
@@ -147,7 +160,7 @@ def parse_go(args: Sequence[str], board: chess.Board) -> Tuple[Limits, List[str]
             text = args[i]
             i += 1
             try:
-                value = int(text)
+                value = parse_int(text)
             except ValueError:
                 errors.append("go %s: not an integer: %s" % (token, quote(text)))
                 continue
