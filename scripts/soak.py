@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Soak test: many fast games of Pruner against itself, counting everything that would break a
+tournament.
+
+    python scripts/soak.py                                   # 1000 games at 1+0.01, then 1000 at 10+0.1
+    python scripts/soak.py --games 40 --tc 1+0.01            # a short run
+    python scripts/soak.py --engine "pypy3 -m protocol" --games 200 --tc 1+0.01 --concurrency 2
+
+Games are played by scripts/match.py's library (runner-side clocks, colour-reversed pairs from
+the opening book). Faults, per time control:
+
+* time losses: a move that used more than the clock (``--margin``, default 0 ms as in
+  cutechess-cli and fastchess without ``timemargin``);
+* stalls: no move at all by the end of the clock (the runner killed the engine), or no
+  ``readyok`` after ``ucinewgame``;
+* illegal moves (also malformed or missing ``bestmove``), crashes (exit, closed pipe, protocol
+  error) and failed starts;
+* stderr: anything the engines wrote on stderr (diagnostics only: a traceback is a bug).
+
+It also reports the closest call (least time left after a move) and the slowest move. The
+last line of each time control is its summary line (``--summary FILE`` appends them to a file
+as well); the exit status is 0 without faults, 1 with faults, 2 when an engine cannot start.
+"""
+
+import argparse
+import datetime
+import io
+import os
+import platform
+import re
+import shlex
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import IO, List, Optional, Tuple
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import chess  # noqa: E402
+import chess.pgn  # noqa: E402
+
+from matchlib.engines import EngineSpec, parse_option  # noqa: E402
+from matchlib.game import GameSettings  # noqa: E402
+from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
+from matchlib.runner import Match, MatchConfig  # noqa: E402
+from matchlib.tally import Tally  # noqa: E402
+from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_BOOK = os.path.join(os.path.dirname(REPO), "shared", "openings", "noob_3moves_5000.epd")
+DEFAULT_TCS = ["1+0.01", "10+0.1"]
+FAULT_NAMES = ("time", "stall", "illegal", "crash", "start")
+_ELAPSED = re.compile(r"(\d+\.\d+)s$")
+
+
+@dataclass
+class Margins:
+    """Time left after each engine move, from the PGN comments and the time control."""
+
+    closest: Optional[float] = None
+    """Least clock left after a move (seconds; negative: over the clock)."""
+    closest_at: str = ""
+    slowest: float = 0.0
+    """Longest single move (seconds)."""
+    moves: int = 0
+
+
+@dataclass
+class SoakResult:
+    tc: str
+    games: int
+    tally: Tally
+    faults: dict
+    margins: Margins
+    stderr: str
+    seconds: float
+    exit_code: int
+    details: List[str] = field(default_factory=list)
+
+
+def classify(kind: str, detail: str) -> str:
+    """The soak's fault class of a runner fault (``time``/``illegal``/``crash``/``start``)."""
+    if kind == "time" and detail.startswith("no move"):
+        return "stall"  # the engine never answered: the runner killed it at the deadline
+    if kind == "crash" and "readyok" in detail:
+        return "stall"
+    return kind
+
+
+def read_margins(pgn_path: str, tc: TimeControl) -> Margins:
+    """Replay each game's clocks from the move times in the PGN comments."""
+    margins = Margins()
+    with open(pgn_path, encoding="utf-8") as handle:
+        while True:
+            game = chess.pgn.read_game(handle)
+            if game is None:
+                break
+            clocks = {chess.WHITE: tc.base or 0.0, chess.BLACK: tc.base or 0.0}
+            board = game.board()
+            for ply, node in enumerate(game.mainline(), 1):
+                mover = board.turn
+                board.push(node.move)
+                match = _ELAPSED.search(node.comment.split(",")[0].strip())
+                if node.comment.startswith("book") or match is None:
+                    continue
+                elapsed = float(match.group(1))
+                left = clocks[mover] - elapsed
+                margins.moves += 1
+                margins.slowest = max(margins.slowest, elapsed)
+                if margins.closest is None or left < margins.closest:
+                    margins.closest = left
+                    margins.closest_at = "game %s ply %d" % (game.headers.get("Round", "?"), ply)
+                clocks[mover] = left + tc.inc
+    return margins
+
+
+def wrap_stderr(command: List[str], log: str) -> List[str]:
+    """Run ``command`` with its stderr appended to ``log`` (``exec``: same process, same pid)."""
+    if os.name != "posix":
+        return command
+    return ["sh", "-c", 'exec "$@" 2>>"$0"', log] + command
+
+
+def soak(tc_text: str, args: argparse.Namespace, openings: List[Opening], out: IO[str]) -> SoakResult:
+    """Play one time control; print the match's lines to ``out``; return the counts."""
+    tc = parse_tc(tc_text)
+    with tempfile.TemporaryDirectory(prefix="pruner-soak-") as workdir:
+        return _soak(tc, tc_text, args, openings, out, workdir)
+
+
+def _soak(tc: TimeControl, tc_text: str, args: argparse.Namespace, openings: List[Opening], out: IO[str],
+          workdir: str) -> SoakResult:
+    command = shlex.split(args.engine)
+    options = dict(parse_option(text) for text in args.option)
+    stderr_log = os.path.join(workdir, "engines.stderr")
+    open(stderr_log, "w").close()
+    pgn_path = args.pgn or os.path.join(workdir, "games.pgn")
+    specs = [EngineSpec(command=wrap_stderr(command, stderr_log), name=name, cwd=REPO, options=dict(options))
+             for name in ("Pruner A", "Pruner B")]
+    seed = args.seed
+    config = MatchConfig(
+        engine1=specs[0], engine2=specs[1],
+        settings=GameSettings(tc=tc, margin=args.margin / 1000.0),
+        games=args.games, openings=openings,
+        order=pair_order(len(openings), (args.games + 1) // 2, True, seed, 0),
+        concurrency=args.concurrency, pgn=pgn_path, pgn_append=bool(args.pgn), event="Pruner soak",
+        site=platform.node() or "?", start_timeout=args.start_timeout,
+        header=("Soak: seed %d, margin %g ms" % (seed, args.margin),))
+    started = time.monotonic()
+    result = Match(config, out=out).run()
+    seconds = time.monotonic() - started
+    faults = {name: 0 for name in FAULT_NAMES}
+    details = []
+    for fault in result.tally.faults:
+        kind = classify(fault.kind, fault.detail)
+        faults[kind] = faults.get(kind, 0) + 1
+        details.append("game %d: %s (%s) %s: %s" % (fault.game, fault.name, kind, fault.kind, fault.detail))
+    with open(stderr_log, encoding="utf-8", errors="replace") as handle:
+        stderr = handle.read()
+    margins = read_margins(pgn_path, tc) if os.path.exists(pgn_path) else Margins()
+    code = 2 if result.exit_code == 2 else (1 if any(faults.values()) or stderr else 0)
+    return SoakResult(tc_text, args.games, result.tally, faults, margins, stderr, seconds, code, details)
+
+
+def summary_line(result: SoakResult, engine: str, load: Tuple[float, float]) -> str:
+    """One line with everything that matters; the last line of each time control."""
+    tally, faults, margins = result.tally, result.faults, result.margins
+    total = sum(faults.values()) + (1 if result.stderr else 0)
+    closest = "n/a" if margins.closest is None else "%+.0f ms (%s)" % (margins.closest * 1000, margins.closest_at)
+    return ("soak %s: tc %s, %d/%d games, faults %d (time losses %d, stalls %d, illegal moves %d, crashes %d, "
+            "failed starts %d, stderr %d bytes); W %d D %d L %d; closest call %s; slowest move %.3fs over %d moves; "
+            "%.0fs; load %.2f -> %.2f; %s" % (
+                datetime.date.today().isoformat(), result.tc, tally.games, result.games, total, faults["time"],
+                faults["stall"], faults["illegal"], faults["crash"], faults["start"], len(result.stderr.encode()),
+                tally.wins, tally.draws, tally.losses, closest, margins.slowest, margins.moves, result.seconds,
+                load[0], load[1], engine))
+
+
+def interpreter_label(engine: str) -> str:
+    words = shlex.split(engine)
+    label = os.path.basename(words[0])
+    if words[0] == sys.executable:
+        label = "%s %s" % (platform.python_implementation(), platform.python_version())
+    return label + " " + " ".join(words[1:])
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="soak.py", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable),
+                        help="engine command, run from the repository root (default: this Python -m protocol)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="UCI option for both engines (repeatable), e.g. Hash=16")
+    parser.add_argument("--tc", action="append", metavar="BASE+INC",
+                        help="time control, repeatable (default: %s)" % " and ".join(DEFAULT_TCS))
+    parser.add_argument("--games", type=int, default=1000, help="games per time control (default 1000)")
+    parser.add_argument("--concurrency", type=int, default=1, help="games at the same time (default 1)")
+    parser.add_argument("--margin", type=float, default=0.0, metavar="MS",
+                        help="milliseconds a move may overrun the clock (default 0)")
+    parser.add_argument("--openings", default=DEFAULT_BOOK if os.path.exists(DEFAULT_BOOK) else None,
+                        metavar="FILE", help="EPD/PGN openings (default: %s when present)" % DEFAULT_BOOK)
+    parser.add_argument("--seed", type=int, default=1, help="opening order seed (default 1)")
+    parser.add_argument("--pgn", metavar="FILE", help="keep the games in this PGN file (appended)")
+    parser.add_argument("--summary", metavar="FILE", help="also append each summary line to this file")
+    parser.add_argument("--start-timeout", type=float, default=20.0, metavar="S",
+                        help="seconds an engine has to answer uci/isready (default 20)")
+    parser.add_argument("--quiet", action="store_true", help="no per-game lines, only faults and summaries")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.concurrency < 1:
+        parser.error("--games and --concurrency must be at least 1")
+    tcs = args.tc or DEFAULT_TCS
+    for text in tcs:
+        try:
+            parse_tc(text)
+        except ValueError as exc:
+            parser.error("--tc %s: %s" % (text, exc))
+    try:
+        for text in args.option:
+            parse_option(text)
+        openings = load_openings(args.openings) if args.openings else [Opening(chess.Board(), [], "start position")]
+    except (OSError, ValueError) as exc:
+        parser.error(str(exc))
+    engine_label = interpreter_label(args.engine)
+    worst = 0
+    for text in tcs:
+        load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        out = io.StringIO() if args.quiet else sys.stdout
+        print("Soak: %d games at %s, %s, concurrency %d, load average %.2f" % (
+            args.games, text, engine_label, args.concurrency, load_before), flush=True)
+        result = soak(text, args, openings, out)
+        load_after = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        for line in result.details:
+            print("fault: " + line)
+        if result.stderr:
+            print("engine stderr (first lines):")
+            for line in result.stderr.splitlines()[:10]:
+                print("  " + line)
+        line = summary_line(result, engine_label, (load_before, load_after))
+        print(line, flush=True)
+        if args.summary:
+            with open(args.summary, "a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
+        worst = max(worst, result.exit_code)
+    return worst
+
+
+if __name__ == "__main__":
+    sys.exit(main())

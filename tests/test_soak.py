@@ -1,0 +1,94 @@
+"""scripts/soak.py and scripts/memwatch.py: fault classes with misbehaving fake engines, a quick
+memory watch; the real soak and the many-games memory run are ``slow`` (an idle machine)."""
+
+import os
+import re
+import shlex
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+import memwatch  # noqa: E402
+import soak  # noqa: E402
+
+FAKE = os.path.join(ROOT, "tests", "fake_engines", "fake_uci.py")
+SUMMARY = re.compile(r"^soak \S+: tc (\S+), (\d+)/(\d+) games, faults (\d+) \(time losses (\d+), stalls (\d+), "
+                     r"illegal moves (\d+), crashes (\d+), failed starts (\d+), stderr (\d+) bytes\)")
+
+
+def fake(*args: str) -> str:
+    return " ".join(shlex.quote(word) for word in [sys.executable, FAKE] + list(args))
+
+
+def run_soak(capsys, engine: str, tc: str, games: int = 2):
+    """(exit status, summary counts as a dict, all output)."""
+    code = soak.main(["--engine", engine, "--tc", tc, "--games", str(games), "--quiet"])
+    out = capsys.readouterr().out
+    summary = [line for line in out.splitlines() if line.startswith("soak ")]
+    assert len(summary) == 1, out
+    match = SUMMARY.match(summary[0])
+    assert match, summary[0]
+    names = ["tc", "played", "games", "faults", "time", "stall", "illegal", "crash", "start", "stderr"]
+    counts = dict(zip(names, match.groups()))
+    return code, {name: (value if name == "tc" else int(value)) for name, value in counts.items()}, out
+
+
+def test_soak_counts_illegal_moves_and_crashes(capsys):
+    code, counts, out = run_soak(capsys, fake("--illegal-after", "3"), "10+0.1")
+    assert code == 1 and counts["illegal"] == 2 and counts["faults"] == 2, out
+    code, counts, out = run_soak(capsys, fake("--crash-after", "2"), "10+0.1")
+    assert code == 1 and counts["crash"] == 2 and counts["illegal"] + counts["time"] + counts["stall"] == 0, out
+    assert counts["played"] == 2
+
+
+def test_soak_counts_a_stall_and_writes_the_summary_file(capsys, tmp_path):
+    summary = tmp_path / "soak.txt"
+    code = soak.main(["--engine", fake("--sleep-after", "2", "--sleep", "30"), "--tc", "1+0.1", "--games", "1",
+                      "--quiet", "--summary", str(summary)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    line = summary.read_text().strip()
+    counts = SUMMARY.match(line)
+    assert counts and counts.group(6) == "1" and counts.group(4) == "1", line  # one stall, nothing else
+    assert "fault: game 1: " in out and "(stall)" in out
+
+
+def test_soak_reports_anything_on_stderr(capsys):
+    engine = "sh -c %s" % shlex.quote("echo diagnostic >&2; exec %s" % fake())
+    code, counts, out = run_soak(capsys, engine, "10+0.1")
+    assert code == 1 and counts["stderr"] > 0 and counts["faults"] == 1, out
+    assert "  diagnostic" in out
+
+
+def test_clock_replay_finds_the_closest_call(tmp_path):
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text('[Round "7"]\n[Result "*"]\n\n1. e4 {book} e5 {+0.10/3 0.400s} 2. Nf3 {+0.20/4 0.900s} '
+                   'Nc6 {-0.15/4 0.050s, Game stopped} *\n\n')
+    margins = soak.read_margins(str(pgn), soak.parse_tc("1+0.1"))
+    # Black: 1.0 - 0.4 = 0.6, +0.1; White: 1.0 - 0.9 = 0.1 (the closest), then Black 0.7 - 0.05
+    assert margins.moves == 3 and margins.slowest == 0.9
+    assert abs(margins.closest - 0.1) < 1e-9 and margins.closest_at == "game 7 ply 3"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_memwatch_short_go_infinite(capsys):
+    assert memwatch.main(["--seconds", "2", "--interval", "0.5", "--quiet", "--base", "512"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("memwatch: go infinite 2s, Hash 16 MB") and line.endswith(": OK"), line
+
+
+@pytest.mark.slow
+def test_short_soak_of_pruner_against_itself(capsys):
+    """Needs an idle machine: a loaded one makes both sides lose on time."""
+    code, counts, out = run_soak(capsys, "%s -m protocol" % shlex.quote(sys.executable), "2+0.05", games=4)
+    assert counts["played"] == 4 and counts["faults"] == 0 and code == 0, out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_memory_stops_growing_over_many_games(capsys):
+    assert memwatch.main(["--games", "30", "--nodes", "100", "--hash", "1", "--quiet", "--base", "512"]) == 0
+    assert capsys.readouterr().out.strip().endswith(": OK")
