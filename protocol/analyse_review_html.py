@@ -24,7 +24,8 @@ CHART_WIDTH, CHART_HEIGHT = 760, 230
 CHART_MARGIN = (46, 12, 12, 26)
 """left, right, top, bottom margins of the chart's plot area inside its SVG."""
 
-BOARD_SIZE = 300
+BOARD_SIZE = 224
+"""Diagram size in pixels: four fit side by side on a wide page."""
 
 PLURALS = {"inaccuracy": "Inaccuracies", "mistake": "Mistakes", "blunder": "Blunders"}
 
@@ -37,11 +38,14 @@ h2 { font-size: 1.3em; margin: 0 0 6px; }
 h3 { font-size: 1.05em; margin: 18px 0 6px; }
 .sub { color: #666; margin: 0 0 12px; }
 section.game { background: #fff; border: 1px solid #ddd; border-radius: 8px; padding: 16px 20px; margin: 18px 0; }
-table.meta { border-collapse: collapse; font-size: 0.92em; }
+.top { display: flex; flex-wrap: wrap; gap: 8px 32px; align-items: flex-start; }
+table.meta { border-collapse: collapse; font-size: 0.92em; max-width: 440px; }
+table.meta td { overflow-wrap: anywhere; }
 table.meta th { text-align: left; color: #666; font-weight: normal; padding: 1px 14px 1px 0; }
 table.meta td { padding: 1px 0; }
 table.stats { border-collapse: collapse; margin: 6px 0; font-size: 0.95em; }
-table.stats th, table.stats td { border-bottom: 1px solid #e4e4e4; padding: 3px 14px; text-align: right; }
+table.stats th, table.stats td { border-bottom: 1px solid #e4e4e4; padding: 3px 12px; text-align: right; }
+table.stats th { font-weight: normal; color: #666; } table.stats th b { color: #222; }
 table.stats th:first-child, table.stats td:first-child { text-align: left; }
 .chart svg { width: 100%; height: auto; display: block; }
 .moves { font-size: 0.95em; }
@@ -54,9 +58,9 @@ table.stats th:first-child, table.stats td:first-child { text-align: left; }
 .note.inaccuracy { border-left-color: #3d8fd1; } .note.mistake { border-left-color: #e69f00; }
 .note.blunder { border-left-color: #d64545; } .note span.text { color: #222; }
 .mv.inaccuracy b, .mv.mistake b, .mv.blunder b { font-weight: 700; }
-.diagrams { display: flex; flex-wrap: wrap; gap: 18px; }
-figure { margin: 0; width: 300px; }
-figure svg { width: 300px; height: 300px; display: block; }
+.diagrams { display: flex; flex-wrap: wrap; gap: 14px; }
+figure { margin: 0; width: 224px; }
+figure svg { width: 224px; height: 224px; display: block; }
 figcaption { font-size: 0.88em; color: #333; margin-top: 4px; }
 .legend { font-size: 0.85em; color: #555; }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 5px; margin: 0 4px 0 10px; }
@@ -121,20 +125,20 @@ def _game_section(review: GameReview) -> str:
     parts = ['<section class="game" id="%s">' % review.anchor,
              "<h2>%d. %s <small>%s</small></h2>" % (review.index, esc(review.title),
                                                     esc(review.headers.get("Result", "")))]
-    parts.append(_meta_table(review))
     if review.error:
+        parts.append(_meta_table(review))
         parts.append('<p class="error">Not analysed: %s</p>' % esc(review.error))
         parts.append("</section>")
         return "\n".join(parts)
+    parts.append('<div class="top">%s%s</div>' % (_meta_table(review), _stats_table(review)))
     parts.append('<h3>Evaluation</h3><div class="chart">%s</div>' % eval_chart_svg(review))
     parts.append(_legend())
-    parts.append(_stats_table(review))
-    parts.append("<h3>Moves</h3>")
-    parts.append(_move_list(review))
     diagrams = [view for view in review.plies if view.judgement in DIAGRAM_JUDGEMENTS]
     if diagrams:
-        parts.append("<h3>Mistakes on the board</h3>")
+        parts.append("<h3>Mistakes and blunders on the board</h3>")
         parts.append('<div class="diagrams">%s</div>' % "".join(_diagram(review, view) for view in diagrams))
+    parts.append("<h3>Moves</h3>")
+    parts.append(_move_list(review))
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -177,7 +181,7 @@ def _legend() -> str:
 def _stats_table(review: GameReview) -> str:
     stats = review.stats()
     white, black = stats[chess.WHITE], stats[chess.BLACK]
-    rows = ["<tr><th></th><th>White: %s</th><th>Black: %s</th></tr>" % (
+    rows = ["<tr><th></th><th>White<br><b>%s</b></th><th>Black<br><b>%s</b></th></tr>" % (
         esc(review.headers.get("White", "?")), esc(review.headers.get("Black", "?")))]
 
     def acpl(side) -> str:
