@@ -274,6 +274,8 @@ def from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Opti
             args.output = os.devnull  # the pictures are the output
     if not wanted:
         return None
+    if getattr(args, "resume", False):
+        parser.error("--report/--plot cannot be combined with --resume: they would show only the inputs left")
     for option, path in (("--report", args.report), ("--plot", args.plot)):
         if path is not None:
             problem = _unwritable(path)

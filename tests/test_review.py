@@ -21,7 +21,7 @@ import chess
 import chess.pgn
 import pytest
 
-from protocol.analyse_cli import EXIT_USAGE, main
+from protocol.analyse_cli import EXIT_USAGE, build_parser, main
 from protocol.analyse_review import chart_limit, chart_points, format_score, numbered_line
 from protocol.analyse_review_html import move_ticks
 
@@ -262,6 +262,10 @@ def test_report_options_errors(tmp_path, monkeypatch):
     assert status == EXIT_USAGE and "--report" in err and "no such directory" in err
     status, _, err = run(["--plot", str(tmp_path / "eval.gif"), str(pgn)])
     assert status == EXIT_USAGE and "must end in .png" in err
+    if "--resume" in build_parser().format_help():
+        status, _, err = run(["--resume", "-o", str(tmp_path / "o.jsonl"), "--report", str(tmp_path / "r.html"),
+                              str(pgn)])
+        assert status == EXIT_USAGE and "cannot be combined with --resume" in err
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
     status, _, err = run(["--plot", str(tmp_path / "eval.png"), str(pgn)])
     assert status == EXIT_USAGE and "--plot needs matplotlib" in err and "pip install matplotlib" in err
