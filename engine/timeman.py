@@ -10,8 +10,10 @@ from engine.types import Limits
 
 DEFAULT_MOVES_TO_GO = 30
 """Moves assumed left in sudden death (no ``movestogo``)."""
-MIN_TIME_MS = 5
-"""Never plan less than this: a python-chess search cannot answer faster."""
+MIN_TIME_MS = 1
+"""Never plan less than this. A search cut this short returns its fallback move (hash move or
+best-ordered root move) after its first time check, within a few milliseconds: on a nearly
+empty clock that is better than completing depth 1 and losing on time."""
 LAST_MOVE_HARD_SHARE = (3, 4)
 """With ``movestogo 1`` the hard limit stays within this share of the clock (after the move
 overhead). The rest covers the abort (up to ``CHECK_INTERVAL`` nodes), the ``bestmove`` reply
@@ -32,6 +34,10 @@ def allocate(limits: Limits, white_to_move: bool, overhead_ms: int = 10) -> Tupl
     inc = (limits.winc if white_to_move else limits.binc) or 0
     time_left, inc = max(0, time_left), max(0, inc)
     available = max(0, time_left - overhead_ms)
+    # Every move costs the overhead on the GUI's clock, so only the increment beyond it can be
+    # spent thinking: at 1+0.01 with 10 ms of overhead the engine lives off its clock, which
+    # then settles where the share of it spent per move plus the overhead equals the increment.
+    inc = max(0, inc - overhead_ms)
     moves_to_go = DEFAULT_MOVES_TO_GO
     if limits.movestogo is not None and limits.movestogo > 0:
         moves_to_go = min(limits.movestogo, DEFAULT_MOVES_TO_GO)

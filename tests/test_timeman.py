@@ -54,12 +54,13 @@ def test_last_move_before_the_time_control_keeps_a_reserve():
 
 
 def test_nearly_empty_negative_and_missing_clocks_plan_the_minimum():
-    for limits in (Limits(wtime=50, btime=50), Limits(wtime=15, btime=15, winc=0, binc=0), Limits(wtime=-100, btime=-100),
+    assert allocate(Limits(wtime=50, btime=50), True, overhead_ms=10) == (MIN_TIME_MS, 5)  # 40 ms: 1/30, 5x
+    for limits in (Limits(wtime=15, btime=15, winc=0, binc=0), Limits(wtime=-100, btime=-100),
                    Limits(wtime=0, btime=0), Limits(btime=50), Limits(wtime=-10 ** 20, winc=-5)):
         assert allocate(limits, True, overhead_ms=10) == (MIN_TIME_MS, MIN_TIME_MS), limits
     assert allocate(Limits(wtime=50, btime=50), True, overhead_ms=5000) == (MIN_TIME_MS, MIN_TIME_MS)
     assert allocate(Limits(movetime=-5), True) == (MIN_TIME_MS, MIN_TIME_MS)
-    assert allocate(Limits(wtime=50, btime=50, movestogo=1), True, overhead_ms=10) == (30, 30)
+    assert allocate(Limits(wtime=50, btime=50, movestogo=1), True, overhead_ms=10) == (30, 30)  # 3/4 of 40
 
 
 def test_huge_numbers_and_increments_stay_bounded_by_the_clock():
@@ -78,3 +79,26 @@ def test_hard_limit_leaves_a_fifth_of_the_clock(clock, inc, movestogo, overhead,
     soft, hard = allocate(limits, white, overhead_ms=overhead)
     assert MIN_TIME_MS <= soft <= hard
     assert hard <= max(MIN_TIME_MS, max(0, clock - overhead) * 4 // 5)
+
+
+def lowest_clock(base_ms: int, inc_ms: int, latency_ms: int, overshoot_ms: int = 2, overhead_ms: int = 10,
+                 moves: int = 400) -> int:
+    """Play ``moves`` moves that each take the soft limit plus the time check's overshoot plus
+    the GUI's latency; the lowest the clock gets (below 0: lost on time)."""
+    clock = lowest = base_ms
+    for _ in range(moves):
+        soft, _ = allocate(Limits(wtime=clock, btime=clock, winc=inc_ms, binc=inc_ms), True, overhead_ms)
+        clock -= soft + overshoot_ms + latency_ms
+        lowest = min(lowest, clock)
+        clock += inc_ms
+    return lowest
+
+
+def test_fast_increment_games_do_not_drain_the_clock():
+    # At 1+0.01 the engine used to plan 3/4 of the increment on top of its share of the clock,
+    # and never less than 5 ms: with a few ms of latency per move the clock drained to zero
+    # (21 of 40 soak games lost on time on a loaded machine).
+    for latency in (0, 3, 6):
+        assert lowest_clock(1000, 10, latency) > 0, latency
+        assert lowest_clock(10000, 100, latency) > 500, latency
+    assert lowest_clock(1000, 10, latency_ms=6) >= 50  # settles with a reserve, not at the edge
