@@ -42,9 +42,9 @@ EXIT_UNAVAILABLE = 69
 unreachable, workers of another Pruner version. Nothing more is analysed."""
 RETRIES = 2
 """Extra attempts of a task that raised (a worker's death is handled by the scheduler)."""
-CHUNKS_PER_THREAD = 16
-"""FEN/EPD positions are grouped so that each worker thread gets at least this many chunks."""
-MAX_CHUNK = 32
+CHUNK_DIVISOR = 8
+"""A chunk of FEN/EPD positions holds the positions left / (worker threads * this)."""
+MAX_CHUNK = 16
 """Positions per chunk at most."""
 IN_FLIGHT_PER_THREAD = 2
 """Tasks submitted ahead per worker thread: one running, one waiting at the scheduler."""
@@ -167,11 +167,13 @@ def analyse_chunk(spec: RunSpec, items: Sequence[Item]) -> List[Tuple[int, TaskR
 # -- on the client -------------------------------------------------------------------------
 
 def plan_chunks(tasks: Sequence[Task], threads: int) -> List[List[Item]]:
-    """One chunk per game; runs of consecutive positions cut into chunks of equal size."""
-    positions = sum(1 for task in tasks if not isinstance(task, GameTask))
-    size = max(1, min(MAX_CHUNK, math.ceil(positions / (max(1, threads) * CHUNKS_PER_THREAD))))
+    """One chunk per game; consecutive positions in chunks that shrink towards the end
+    (guided scheduling): ``positions left / (threads * CHUNK_DIVISOR)``, at most ``MAX_CHUNK``,
+    so the overhead per task is small while the last chunks keep every worker busy."""
+    left = sum(1 for task in tasks if not isinstance(task, GameTask))
     chunks: List[List[Item]] = []
     run: List[Item] = []
+    size = 1
     for index, task in enumerate(tasks):
         if isinstance(task, GameTask):
             if run:
@@ -179,7 +181,10 @@ def plan_chunks(tasks: Sequence[Task], threads: int) -> List[List[Item]]:
                 run = []
             chunks.append([(index, task)])
             continue
+        if not run:
+            size = max(1, min(MAX_CHUNK, math.ceil(left / (max(1, threads) * CHUNK_DIVISOR))))
         run.append((index, task))
+        left -= 1
         if len(run) >= size:
             chunks.append(run)
             run = []

@@ -64,6 +64,11 @@ def import_distributed() -> Any:
                            % (exc, EXTRA_HINT)) from None
 
 
+def dask_config() -> Any:
+    """``dask.config`` (Dask is installed when this is called)."""
+    return importlib.import_module("dask.config")
+
+
 # -- code identity -------------------------------------------------------------------------
 
 _IDENTITY_CACHE: Dict[Tuple[str, ...], Dict[str, str]] = {}
@@ -210,10 +215,13 @@ def open_cluster(address: str, threads_per_worker: int = 1) -> Iterator[Cluster]
     quiet = _QuietLogs() if scheduler is None else None  # the in-process scheduler's chatter
     try:
         if scheduler is None:
-            local = distributed.LocalCluster(
-                n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
-                dashboard_address=":0",  # any free port; served when bokeh is installed
-                silence_logs=logging.ERROR)
+            # Dask's statistical profiler walks the deep search stacks every 10 ms: ~4% of a
+            # worker's CPU, so it is off here (remote workers: docs/cluster.md).
+            with dask_config().set({"distributed.worker.profile.enabled": False}):
+                local = distributed.LocalCluster(
+                    n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
+                    dashboard_address=":0",  # any free port; served when bokeh is installed
+                    silence_logs=logging.ERROR)
             client = distributed.Client(local)
         else:
             client = distributed.Client(scheduler, timeout="20s")

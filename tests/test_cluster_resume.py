@@ -165,6 +165,7 @@ def test_plan_chunks_keeps_games_alone_and_input_order(inputs):
     for chunk in chunks:
         kinds = {type(task).__name__ for _, task in chunk}
         assert kinds == {"PositionTask"} or (kinds == {"GameTask"} and len(chunk) == 1)
-    positions = sum(1 for task in tasks if type(task).__name__ == "PositionTask")
-    assert [len(chunk) for chunk in chunks] == [5] * 8 + [1] + [5] * 8  # 80 positions: 16 chunks a thread
+    # 80 positions on 1 thread: positions left / 8 per chunk, the game alone in between
+    assert [len(chunk) for chunk in chunks] == [10, 9, 8, 7, 6, 1, 5, 5, 4, 4, 3, 3, 2, 2, 2, 2] + [1] * 8
+    assert type(chunks[5][0][1]).__name__ == "GameTask"
     assert max(len(chunk) for chunk in plan_chunks(tasks, threads=64)) == 1
