@@ -11,5 +11,6 @@
 - ``pgnout``       turn a ``GameRecord`` into a PGN game with proper tags
 - ``tally``        W/D/L, per-colour results, pentanomial pairs and the fault list
 - ``runner``       the match: worker threads, live progress, SPRT early stop, summary
+- ``cluster``      ``--cluster``: the match's opening pairs played on a Dask cluster
 - ``epdsuite``     EPD test suites (bm/am/c0), time to solution, parallel solving
 """
