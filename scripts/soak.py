@@ -9,10 +9,11 @@ tournament.
 Games are played by scripts/match.py's library (runner-side clocks, colour-reversed pairs from
 the opening book). Faults, per time control:
 
-* time losses: a move that used more than the clock (``--margin``, default 0 ms as in
-  cutechess-cli and fastchess without ``timemargin``);
-* stalls: no move at all by the end of the clock (the runner killed the engine), or no
-  ``readyok`` after ``ucinewgame``;
+* time losses: games with a move that used more than the clock (by more than ``--margin``,
+  default 0 ms as in cutechess-cli and fastchess without ``timemargin``), found by replaying
+  the clocks from the move times;
+* stalls: no move by ``--stall-grace`` (default 1000 ms) past the end of the clock (the
+  runner then kills the engine), or no ``readyok`` after ``ucinewgame``;
 * illegal moves (also malformed or missing ``bestmove``), crashes (exit, closed pipe, protocol
   error) and failed starts;
 * stderr: anything the engines wrote on stderr (diagnostics only: a traceback is a bug).
@@ -33,7 +34,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import IO, List, Optional, Tuple
+from typing import IO, Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -64,6 +65,8 @@ class Margins:
     slowest: float = 0.0
     """Longest single move (seconds)."""
     moves: int = 0
+    overruns: Dict[int, str] = field(default_factory=dict)
+    """Game number -> its first move over the clock by more than the margin."""
 
 
 @dataclass
@@ -82,14 +85,15 @@ class SoakResult:
 def classify(kind: str, detail: str) -> str:
     """The soak's fault class of a runner fault (``time``/``illegal``/``crash``/``start``)."""
     if kind == "time" and detail.startswith("no move"):
-        return "stall"  # the engine never answered: the runner killed it at the deadline
+        return "stall"  # no answer by the clock + the stall grace: the runner killed it
     if kind == "crash" and "readyok" in detail:
         return "stall"
     return kind
 
 
-def read_margins(pgn_path: str, tc: TimeControl) -> Margins:
-    """Replay each game's clocks from the move times in the PGN comments."""
+def read_margins(pgn_path: str, tc: TimeControl, margin: float = 0.0) -> Margins:
+    """Replay each game's clocks from the move times in the PGN comments (``margin``: seconds
+    a move may overrun the clock before it counts as a time loss)."""
     margins = Margins()
     with open(pgn_path, encoding="utf-8") as handle:
         while True:
@@ -108,9 +112,13 @@ def read_margins(pgn_path: str, tc: TimeControl) -> Margins:
                 left = clocks[mover] - elapsed
                 margins.moves += 1
                 margins.slowest = max(margins.slowest, elapsed)
+                where = "game %s ply %d" % (game.headers.get("Round", "?"), ply)
                 if margins.closest is None or left < margins.closest:
                     margins.closest = left
-                    margins.closest_at = "game %s ply %d" % (game.headers.get("Round", "?"), ply)
+                    margins.closest_at = where
+                number = int(game.headers.get("Round", "0") or 0)
+                if left < -margin and number not in margins.overruns:
+                    margins.overruns[number] = "%s: used %.3fs with %.3fs left" % (where, elapsed, clocks[mover])
                 clocks[mover] = left + tc.inc
     return margins
 
@@ -141,24 +149,31 @@ def _soak(tc: TimeControl, tc_text: str, args: argparse.Namespace, openings: Lis
     seed = args.seed
     config = MatchConfig(
         engine1=specs[0], engine2=specs[1],
-        settings=GameSettings(tc=tc, margin=args.margin / 1000.0),
+        settings=GameSettings(tc=tc, margin=args.stall_grace / 1000.0),
         games=args.games, openings=openings,
         order=pair_order(len(openings), (args.games + 1) // 2, True, seed, 0),
         concurrency=args.concurrency, pgn=pgn_path, pgn_append=bool(args.pgn), event="Pruner soak",
         site=platform.node() or "?", start_timeout=args.start_timeout,
-        header=("Soak: seed %d, margin %g ms" % (seed, args.margin),))
+        header=("Soak: seed %d; a move over the clock by more than %g ms is a time loss, no move %g ms "
+                "after the clock is a stall" % (seed, args.margin, args.stall_grace),))
     started = time.monotonic()
     result = Match(config, out=out).run()
     seconds = time.monotonic() - started
+    margins = read_margins(pgn_path, tc, args.margin / 1000.0) if os.path.exists(pgn_path) else Margins()
     faults = {name: 0 for name in FAULT_NAMES}
     details = []
+    late_games = dict(margins.overruns)
     for fault in result.tally.faults:
         kind = classify(fault.kind, fault.detail)
+        if kind == "time":
+            late_games.setdefault(fault.game, "%s: %s" % (fault.name, fault.detail))
+            continue
         faults[kind] = faults.get(kind, 0) + 1
         details.append("game %d: %s (%s) %s: %s" % (fault.game, fault.name, kind, fault.kind, fault.detail))
+    faults["time"] = len(late_games)
+    details.extend("game %d: time loss: %s" % item for item in sorted(late_games.items()))
     with open(stderr_log, encoding="utf-8", errors="replace") as handle:
         stderr = handle.read()
-    margins = read_margins(pgn_path, tc) if os.path.exists(pgn_path) else Margins()
     code = 2 if result.exit_code == 2 else (1 if any(faults.values()) or stderr else 0)
     return SoakResult(tc_text, args.games, result.tally, faults, margins, stderr, seconds, code, details)
 
@@ -197,7 +212,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--games", type=int, default=1000, help="games per time control (default 1000)")
     parser.add_argument("--concurrency", type=int, default=1, help="games at the same time (default 1)")
     parser.add_argument("--margin", type=float, default=0.0, metavar="MS",
-                        help="milliseconds a move may overrun the clock (default 0)")
+                        help="milliseconds a move may overrun the clock before it is a time loss (default 0)")
+    parser.add_argument("--stall-grace", type=float, default=1000.0, metavar="MS",
+                        help="milliseconds past the clock before a move that has not come is a stall (default 1000)")
     parser.add_argument("--openings", default=DEFAULT_BOOK if os.path.exists(DEFAULT_BOOK) else None,
                         metavar="FILE", help="EPD/PGN openings (default: %s when present)" % DEFAULT_BOOK)
     parser.add_argument("--seed", type=int, default=1, help="opening order seed (default 1)")

@@ -56,6 +56,15 @@ def test_soak_counts_a_stall_and_writes_the_summary_file(capsys, tmp_path):
     assert "fault: game 1: " in out and "(stall)" in out
 
 
+def test_soak_tells_a_late_move_from_a_stall(capsys):
+    # From its third move on the fake takes 1.4 s: the first such move (about 1.2 s on the clock)
+    # is over the clock but inside the stall grace, a time loss; the next one, on a clock
+    # already below zero, is still missing 1 s after the clock ran out: a stall.
+    code, counts, out = run_soak(capsys, fake("--sleep-after", "2", "--sleep", "1.4"), "1+0.1", games=1)
+    assert code == 1 and counts["time"] == 1 and counts["stall"] == 1 and counts["faults"] == 2, out
+    assert "time loss: game 1 ply 5: used 1.4" in out
+
+
 def test_soak_reports_anything_on_stderr(capsys):
     engine = "sh -c %s" % shlex.quote("echo diagnostic >&2; exec %s" % fake())
     code, counts, out = run_soak(capsys, engine, "10+0.1")
@@ -71,6 +80,10 @@ def test_clock_replay_finds_the_closest_call(tmp_path):
     # Black: 1.0 - 0.4 = 0.6, +0.1; White: 1.0 - 0.9 = 0.1 (the closest), then Black 0.7 - 0.05
     assert margins.moves == 3 and margins.slowest == 0.9
     assert abs(margins.closest - 0.1) < 1e-9 and margins.closest_at == "game 7 ply 3"
+    assert margins.overruns == {}
+    late = soak.read_margins(str(pgn), soak.parse_tc("0.5+0.1"))
+    assert late.overruns == {7: "game 7 ply 3: used 0.900s with 0.500s left"}
+    assert soak.read_margins(str(pgn), soak.parse_tc("0.5+0.1"), margin=0.5).overruns == {}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
