@@ -283,12 +283,12 @@ def from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Opti
                 parser.error("%s %s: cannot write: %s" % (option, path, problem))
     if args.plot is not None:
         from protocol.analyse_plot import FORMATS, missing_matplotlib
-        if missing_matplotlib():
-            parser.error("--plot needs matplotlib, which is not installed: %s" % MATPLOTLIB_HINT)
         suffix = os.path.splitext(args.plot)[1].lower().lstrip(".")
         if suffix not in FORMATS:
             parser.error("--plot %s: the file name must end in %s" % (
                 args.plot, ", ".join("." + name for name in FORMATS)))
+        if missing_matplotlib():
+            parser.error("--plot needs matplotlib, which is not installed: %s" % MATPLOTLIB_HINT)
     return ReviewCollector(args.report, args.plot)
 
 

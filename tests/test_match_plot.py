@@ -21,13 +21,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import match as match_cli  # noqa: E402
 from matchlib.game import GameJob, GameRecord  # noqa: E402
 from matchlib.openings import Opening  # noqa: E402
-from matchlib.plot import MatchPlot, check_path, elo_range, title_text  # noqa: E402
+from matchlib.plot import MatchPlot, check_path, elo_range, missing_matplotlib, title_text  # noqa: E402
 from matchlib.stats import Sprt, elo_estimate  # noqa: E402
 from matchlib.tally import Tally  # noqa: E402
 from png_helpers import png_summary  # noqa: E402
 
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 NOOB = os.path.join(SHARED, "openings", "noob_3moves_5000.epd")
+needs_matplotlib = pytest.mark.skipif(missing_matplotlib(), reason="--plot needs matplotlib (pip install matplotlib)")
 
 
 def record(number, result):
@@ -73,8 +74,8 @@ def test_history_records_the_running_numbers_per_game():
     assert math.isinf(tally.history[0].elo)  # 1/1: +inf, and the chart clips it
 
 
+@needs_matplotlib
 def test_plot_of_a_synthetic_tally(tmp_path):
-    pytest.importorskip("matplotlib", reason="--plot needs matplotlib (pip install matplotlib)")
     sprt = Sprt(0, 10)
     path = tmp_path / "match.png"
     plot = MatchPlot(str(path), every=20, sprt=sprt)
@@ -97,8 +98,8 @@ def test_plot_of_a_synthetic_tally(tmp_path):
     assert "pentanomial" in title and "H1 accepted" in title and "LLR %.2f" % tally.history[-1].llr in title
 
 
+@needs_matplotlib
 def test_plot_without_sprt_and_with_infinite_ends(tmp_path):
-    pytest.importorskip("matplotlib", reason="--plot needs matplotlib (pip install matplotlib)")
     tally = Tally()
     for number in range(1, 4):  # three wins: Elo +inf, one complete pair
         tally.add(record(number, "1-0" if number % 2 else "0-1"))
@@ -113,8 +114,8 @@ def test_plot_without_sprt_and_with_infinite_ends(tmp_path):
     assert (width, height) == (1000, 460)  # one panel without an SPRT
 
 
+@needs_matplotlib
 def test_plot_write_failure_is_reported_not_raised(tmp_path, capsys):
-    pytest.importorskip("matplotlib", reason="--plot needs matplotlib (pip install matplotlib)")
     tally = synthetic_tally(4)
     plot = MatchPlot(str(tmp_path / "gone" / "m.png"))
     assert not plot.write(tally.history, ("A", "B"))
@@ -132,8 +133,8 @@ def test_plot_option_errors(tmp_path, monkeypatch):
     assert exit_info.value.code == 2
 
 
+@needs_matplotlib
 def test_real_two_game_match_with_plot(tmp_path):
-    pytest.importorskip("matplotlib", reason="--plot needs matplotlib (pip install matplotlib)")
     plot = tmp_path / "match.png"
     engine = "%s -m protocol" % sys.executable
     proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", engine,

@@ -6,7 +6,6 @@ page against a strict HTML parser and for external references, and, when Chromiu
 installed, a real browser's screenshot of it.
 """
 
-import importlib.util
 import io
 import json
 import os
@@ -23,6 +22,7 @@ import pytest
 
 from protocol.analyse_cli import EXIT_USAGE, build_parser, main
 from protocol.analyse_review import chart_limit, chart_points, format_score, numbered_line
+from protocol.analyse_plot import missing_matplotlib
 from protocol.analyse_review_html import move_ticks
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -53,7 +53,8 @@ FROM_FEN = """[Event "From a position <&>"]
 """
 
 DEPTH = "3"
-HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+HAVE_MATPLOTLIB = not missing_matplotlib()
+needs_matplotlib = pytest.mark.skipif(not HAVE_MATPLOTLIB, reason="--plot needs matplotlib (pip install matplotlib)")
 NAG_NAMES = {chess.pgn.NAG_DUBIOUS_MOVE: "inaccuracy", chess.pgn.NAG_MISTAKE: "mistake",
              chess.pgn.NAG_BLUNDER: "blunder"}
 VOID_ELEMENTS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
@@ -272,8 +273,8 @@ def test_report_options_errors(tmp_path, monkeypatch):
     assert not (tmp_path / "eval.png").exists()
 
 
+@needs_matplotlib
 def test_plot_png_decodes(opera):
-    pytest.importorskip("matplotlib", reason="--plot needs matplotlib (pip install matplotlib)")
     plot = opera["folder"] / "eval.png"
     status, out, err = run(["--depth", "2", "--jobs", "1", "-q", "--plot", str(plot), str(opera["pgn"])])
     assert status == 0 and out == "", err
