@@ -10,6 +10,8 @@
 - ``game``         play one game with runner-side clocks, returning a ``GameRecord``
 - ``pgnout``       turn a ``GameRecord`` into a PGN game with proper tags
 - ``tally``        W/D/L, per-colour results, pentanomial pairs and the fault list
+- ``history``      the running numbers after each game (Elo, intervals, LLR), kept by the tally
+- ``plot``         ``--plot``: Elo ± 95% and the SPRT's LLR against games played (matplotlib)
 - ``runner``       the match: worker threads, live progress, SPRT early stop, summary
 - ``cluster``      ``--cluster``: the match's opening pairs played on a Dask cluster
 - ``epdsuite``     EPD test suites (bm/am/c0), time to solution, parallel solving
