@@ -18,6 +18,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import threading
 import sys
 import time
 from functools import partial
@@ -274,18 +275,51 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     return min(failed, MAX_FAILED_STATUS)
 
 
+class _DeferredSigint:
+    """Ctrl-C that waits while a result is being written, so the written count matches the output.
+
+    Blocking SIGINT with ``pthread_sigmask`` is not enough: with ``--jobs N`` the pool's helper
+    threads can take the signal, and Python then raises KeyboardInterrupt in the main thread
+    anyway. Python handlers always run in the main thread, so this one decides there.
+    """
+
+    def __init__(self) -> None:
+        self.writing = False
+        self.pending = False
+
+    def handler(self, signum, frame) -> None:
+        if self.writing:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        self.writing = True
+        try:
+            yield
+        finally:
+            self.writing = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+_SIGINT = _DeferredSigint()
+
+
 @contextlib.contextmanager
 def _sigint_deferred() -> Iterator[None]:
-    """Hold SIGINT back (where the platform can) so the written count matches the output."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:
-        yield
+    """Hold Ctrl-C back while a result is written (see ``_DeferredSigint``)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be installed from the main thread
         return
-    previous = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, _SIGINT.handler)
     try:
-        yield
+        with _SIGINT.deferred():
+            yield
     finally:
-        mask(signal.SIG_SETMASK, previous)
+        signal.signal(signal.SIGINT, previous)
 
 
 def _isatty(stream: IO[str]) -> bool:
