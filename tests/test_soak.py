@@ -102,6 +102,51 @@ def test_short_soak_of_pruner_against_itself(capsys):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_memory_stops_growing_over_many_games(capsys):
-    assert memwatch.main(["--games", "30", "--nodes", "100", "--hash", "1", "--quiet", "--base", "512"]) == 0
+def test_memory_stays_within_budget_over_many_games(capsys):
+    # The RSS grows with the pawn-structure memo (at most 65,536 entries, about 18 MB) for the
+    # first ~125 such games: the tolerance covers it; the object count below catches leaks.
+    assert memwatch.main(["--games", "30", "--nodes", "100", "--hash", "1", "--quiet", "--base", "512",
+                          "--tolerance", "25"]) == 0
     assert capsys.readouterr().out.strip().endswith(": OK")
+
+
+@pytest.mark.slow
+def test_no_objects_pile_up_over_many_games_in_one_loop():
+    import gc
+    import random
+    import threading
+
+    import chess
+
+    from engine import evaluate
+    from engine.search import Searcher
+    from protocol.loop import UciLoop, Writer
+
+    moves = []
+    answered = threading.Event()
+
+    def write(data: bytes) -> None:
+        if data.startswith(b"bestmove "):
+            moves.append(data.split()[1].decode())
+            answered.set()
+    loop = UciLoop(Writer(write), lambda mb: Searcher(mb))
+    loop.handle_line("setoption name Hash value 1")
+    counts = []
+    for game in range(40):
+        rng = random.Random(game)
+        board = chess.Board()
+        for _ in range(6):
+            board.push(rng.choice(list(board.legal_moves)))
+        loop.handle_line("ucinewgame")
+        while board.outcome(claim_draw=True) is None and board.ply() < 120:
+            loop.handle_line("position startpos moves " + " ".join(move.uci() for move in board.move_stack))
+            answered.clear()
+            loop.handle_line("go nodes 100")
+            assert answered.wait(30)
+            board.push_uci(moves[-1])
+        assert loop.wait_idle(30)
+        gc.collect()
+        counts.append(len(gc.get_objects()))
+    loop.handle_line("quit")
+    assert len(evaluate._pawn_cache) <= evaluate._PAWN_CACHE_MAX
+    assert max(counts[20:]) <= max(counts[:20]) + 3000, counts  # garbage-collected objects do not pile up
