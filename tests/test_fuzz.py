@@ -307,7 +307,7 @@ def test_fuzz_loop_with_a_fake_searcher(lines):
     run_stream(lines, fake_factory)
 
 
-@settings(max_examples=60, **FUZZ_SETTINGS)
+@settings(max_examples=150, **FUZZ_SETTINGS)
 @given(streams())
 def test_fuzz_loop_with_the_real_searcher(lines):
     run_stream(lines, real_factory)
@@ -407,7 +407,7 @@ def run_process_stream(data: bytes, engine_command: List[str], repo_root: str) -
         assert printed[-1] == "readyok"
 
 
-@settings(max_examples=12, **FUZZ_SETTINGS)
+@settings(max_examples=20, **FUZZ_SETTINGS)
 @given(process_streams())
 def test_fuzz_the_engine_process(engine_command, repo_root, data):
     run_process_stream(data, engine_command, repo_root)
