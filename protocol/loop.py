@@ -627,7 +627,7 @@ def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[
         status = 143
     try:
         loop.shutdown()
-    except Terminated:  # a second SIGTERM during the shutdown (the handler is then the default)
+    except Terminated:  # SIGTERM while shutting down after quit or end of input
         status = 143
     if previous is not None:
         signal.signal(signal.SIGTERM, previous)
