@@ -201,6 +201,7 @@ def test_hash_resizes_do_not_leak(engine):
 
 # -- signals and pipes ------------------------------------------------------------------------
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 @pytest.mark.parametrize("searching", [False, True], ids=["idle", "go-infinite"])
 def test_sigterm_exits_143_without_a_bestmove_or_a_partial_line(engine, searching):
     engine.sync()
