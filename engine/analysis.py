@@ -39,7 +39,7 @@ def pov_score(score: int, turn: chess.Color) -> chess.engine.PovScore:
     return chess.engine.PovScore(chess.engine.Mate(mate), turn)
 
 
-def _san_line(board: chess.Board, moves: Iterable[chess.Move]) -> List[str]:
+def san_line(board: chess.Board, moves: Iterable[chess.Move]) -> List[str]:
     """SAN of ``moves`` played in order from ``board`` (not modified)."""
     work = board.copy(stack=False)
     sans = []
@@ -167,7 +167,7 @@ class Analysis:
 
 
 def _line(board: chess.Board, info: SearchInfo) -> Line:
-    return Line(multipv=info.multipv, pv=list(info.pv), pv_san=_san_line(board, info.pv),
+    return Line(multipv=info.multipv, pv=list(info.pv), pv_san=san_line(board, info.pv),
                 score=pov_score(info.score, board.turn), depth=info.depth, seldepth=info.seldepth,
                 nodes=info.nodes, time_ms=info.time_ms, bound=info.bound)
 

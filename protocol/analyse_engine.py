@@ -14,18 +14,9 @@ from typing import Dict, List, Optional
 import chess
 import chess.engine
 
-from engine.analysis import Analysis, Line, describe_status
+from engine.analysis import Analysis, Line, describe_status, san_line
 
 INFO = chess.engine.INFO_ALL
-
-
-def _san_line(board: chess.Board, moves: List[chess.Move]) -> List[str]:
-    work = board.copy(stack=False)
-    sans = []
-    for move in moves:
-        sans.append(work.san(move))
-        work.push(move)
-    return sans
 
 
 class UciAnalyser:
@@ -73,7 +64,7 @@ class UciAnalyser:
     def _line(board: chess.Board, info: Dict) -> Line:
         pv = list(info["pv"])
         bound = "lower" if info.get("lowerbound") else "upper" if info.get("upperbound") else "exact"
-        return Line(multipv=int(info.get("multipv", 1)), pv=pv, pv_san=_san_line(board, pv),
+        return Line(multipv=int(info.get("multipv", 1)), pv=pv, pv_san=san_line(board, pv),
                     score=info["score"], depth=int(info.get("depth", 0)), seldepth=int(info.get("seldepth", 0)),
                     nodes=int(info.get("nodes", 0)), time_ms=int(round(info.get("time", 0.0) * 1000)), bound=bound)
 
