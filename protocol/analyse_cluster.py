@@ -49,6 +49,8 @@ MAX_CHUNK = 16
 IN_FLIGHT_PER_THREAD = 2
 """Tasks submitted ahead per worker thread: one running, one waiting at the scheduler."""
 POLL_SECONDS = 0.1
+REFRESH_SECONDS = 2.0
+"""How often the number of worker threads (and so the tasks in flight) is asked again."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -267,12 +269,12 @@ class ClusterRunner:
                     next_index += 1
                 if next_index >= len(tasks):
                     break
+                if time.monotonic() - refreshed > REFRESH_SECONDS:  # workers come and go
+                    threads = max(1, self.cluster.total_threads())
+                    refreshed = time.monotonic()
                 try:
                     kind, payload = events.get(timeout=POLL_SECONDS)
                 except queue.Empty:
-                    if time.monotonic() - refreshed > 2.0:  # workers come and go
-                        threads = max(1, self.cluster.total_threads())
-                        refreshed = time.monotonic()
                     continue
                 if kind == "tick":
                     index, count = payload  # type: ignore[misc]
