@@ -195,8 +195,10 @@ def test_hash_resizes_do_not_leak(engine):
         else:
             assert small <= base + 8, (cycle, base, small)
     # Smaller tables (a 256 MB table is a 7 MB list) stay in the allocator's pool and are reused:
+    # (PyPy's JIT adds a few MB of machine code as the searches warm it up: a wider slack there,
+    # still less than the two 7 MB lists a leak would add over these resizes.)
     sizes = [set_hash(engine, 256) for _ in range(3)]
-    assert max(sizes) <= sizes[0] + 4, sizes
+    assert max(sizes) <= sizes[0] + (10 if PYPY else 4), sizes
 
 
 # -- signals and pipes ------------------------------------------------------------------------
