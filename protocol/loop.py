@@ -7,8 +7,8 @@ Threads and who owns what:
   answered at once even while a search runs. It owns ``board`` and the option values.
 * One search thread per ``go`` searches a private board copy. While it runs it owns the
   ``Searcher``: commands that would touch the searcher (``ucinewgame``, ``Hash``,
-  ``Clear Hash``, ``Move Overhead``) are queued and applied by the search thread right after
-  its ``bestmove`` (or by the main thread at once when no search runs).
+  ``Clear Hash``, ``Move Overhead``, ``Threads``) are queued and applied by the search thread
+  right after its ``bestmove`` (or by the main thread at once when no search runs).
 * ``Writer`` is the only code that writes to stdout: one lock, one flushed write per line.
 
 A ``go`` answered from the opening book (``OwnBook``) prints ``bestmove`` at once from the
@@ -147,8 +147,8 @@ def read_lines(read: Callable[[int], bytes], put: Callable[[Any], None],
 
 def _default_searcher(hash_mb: int) -> Any:
     # Imported on first use: `uci` -> `uciok` does not wait for the search modules.
-    from engine.search import Searcher
-    return Searcher(hash_mb)
+    from engine.smp import ParallelSearcher
+    return ParallelSearcher(hash_mb)
 
 
 def _any_legal_move(board: chess.Board) -> Optional[chess.Move]:
@@ -260,6 +260,12 @@ class UciLoop:
             search.stop.set()
             if search.thread is not None:
                 search.thread.join(QUIT_JOIN_SECONDS)
+        close = getattr(self._searcher, "close", None)
+        if close is not None:
+            try:
+                close()  # Threads > 1: stop and join the helper processes
+            except Exception:  # exiting anyway: stderr only
+                traceback.print_exc(file=sys.stderr)
 
     def wait_idle(self, timeout: Optional[float] = None) -> bool:
         """Wait for the running search thread to end (for in-process tests); True if idle."""
@@ -332,6 +338,14 @@ class UciLoop:
         self.debug = command.args[0] == "on"
 
     def _isready(self, command: Command) -> None:
+        search = self._search
+        if search is not None and search.thread is not None:
+            with self._lock:
+                finished = search.result is not None
+            if finished:
+                # The search is over; its thread only applies the option changes that came
+                # during it (Hash, Threads): readyok once they are done, as UCI asks.
+                search.thread.join()
         if not self._searching and self._searcher is None:
             try:  # the first isready is where a GUI expects initialisation to happen
                 self._get_searcher()

@@ -14,6 +14,7 @@ old value stands), and the loaded object is what ``apply`` receives and
     Combo("Style", "Normal", ["Solid", "Normal", "Risky"]),
 """
 
+import os
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from engine import strength
@@ -172,6 +173,23 @@ def open_tablebases(path: str) -> Any:
     return Tablebases.open(path)
 
 
+def thread_limit() -> int:
+    """``Threads`` maximum: the CPUs this process may run on, at least 2, at most 64."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(2, min(64, cpus))
+
+
+def apply_threads(searcher: Any, threads: int) -> None:
+    """``Threads``: start or stop the searcher's helper processes. A searcher from another
+    factory (tests, embedding) that has no ``set_threads`` searches alone."""
+    set_threads = getattr(searcher, "set_threads", None)
+    if set_threads is not None:
+        set_threads(threads)
+
+
 def declared_options() -> List[Option]:
     """Every option Pruner offers, in the order ``uci`` lists them. Declare only what works."""
     model = strength.MODEL
@@ -179,6 +197,7 @@ def declared_options() -> List[Option]:
         # The Searcher is constructed with the Hash size, so it is not re-applied at creation.
         Spin("Hash", 16, 1, 4096, apply=lambda searcher, mb: searcher.set_hash(mb), apply_at_start=False),
         Button("Clear Hash", apply=lambda searcher, _: searcher.clear_hash()),
+        Spin("Threads", 1, 1, thread_limit(), apply=apply_threads),
         Spin("Move Overhead", 10, 0, 5000, apply=lambda searcher, ms: setattr(searcher, "move_overhead_ms", ms)),
         Check("Ponder", False),
         Spin("MultiPV", 1, 1, 256),

@@ -23,6 +23,7 @@ import pexpect.popen_spawn
 import pytest
 
 import engine
+from protocol.options import thread_limit
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")
 
@@ -41,6 +42,7 @@ AFTER_WHITE_SHORT_CASTLING = "r3k2r/8/8/8/8/8/8/R4RK1 b kq - 1 1"
 OPTION_LINES = [
     "option name Hash type spin default 16 min 1 max 4096",
     "option name Clear Hash type button",
+    "option name Threads type spin default 1 min 1 max %d" % thread_limit(),
     "option name Move Overhead type spin default 10 min 0 max 5000",
     "option name Ponder type check default false",
     "option name MultiPV type spin default 1 min 1 max 256",
@@ -265,7 +267,7 @@ def test_setoption_names_with_spaces_buttons_checks_and_hash(uci):
     uci.send("setoption name")
     uci.error("missing option name")
     uci.send("go depth 1")
-    uci.expect(r"options Hash=32 Move_Overhead=60 Ponder=True MultiPV=1 UCI_AnalyseMode=True")
+    uci.expect(r"options Hash=32 Threads=1 Move_Overhead=60 Ponder=True MultiPV=1 UCI_AnalyseMode=True")
     uci.bestmove()
 
 
@@ -525,8 +527,8 @@ def test_bad_input_is_reported_and_never_kills_or_corrupts(uci):
     uci.error("not an integer")
     uci.send("setoption name MultiPV value 9999")
     uci.error("out of range")
-    uci.send("setoption name Threads value 4")
-    uci.error("no such option")
+    uci.send("setoption name Threads value 0")
+    uci.error("out of range")
     uci.send("position fen rnbqkbnr/pppppppp/8/8 w KQkq - 0 1")
     uci.error("invalid FEN")
     uci.send("position startpos moves e2e4 e7e5 e1e3")
@@ -557,7 +559,7 @@ def test_bad_input_is_reported_and_never_kills_or_corrupts(uci):
     uci.send("debug on")
     uci.send("go depth 1")
     uci.expect(r"from rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1; "
-               r"options Hash=16 Move_Overhead=10 Ponder=False MultiPV=2 ")
+               r"options Hash=16 Threads=1 Move_Overhead=10 Ponder=False MultiPV=2 ")
     uci.bestmove()
     assert "multipv 2 " in uci.child.before
     uci.sync()
