@@ -5,11 +5,12 @@ Python threads cannot search in parallel (the GIL), so the helpers are processes
 search) and keeps them alive; all of them and the main searcher use one
 ``SharedTranspositionTable`` in shared memory. At every ``search`` the main searcher sends
 each helper the position (a board with the moves since the last irreversible one, for
-repetitions), the helpers search it without a clock (``go depth`` and ``searchmoves`` apply), and the main searcher's own iterative
-deepening decides everything: its result is the result; when it ends, the helpers are told
-to stop. The helpers help only through the table: their entries (cutoffs, hash moves,
-deeper results) let the main search finish its iterations sooner (Lazy SMP, as in Stockfish
-from version 7; see https://www.chessprogramming.org/Lazy_SMP).
+repetitions); the helpers search it without a clock (``go depth`` and ``searchmoves``
+apply), and the main searcher's own iterative deepening decides everything: its result is
+the result; when it ends, the helpers are told to stop. The helpers help only through the
+table: their entries (cutoffs, hash moves, deeper results) let the main search finish its
+iterations sooner (Lazy SMP, as in Stockfish from version 7; see
+https://www.chessprogramming.org/Lazy_SMP).
 
 Diversity between searchers: odd helpers search every iteration one ply deeper than the
 main searcher, and helpers from the second on start with slightly different history tables

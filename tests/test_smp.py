@@ -301,6 +301,15 @@ def start_with_threads(engine, threads=2):
     return helpers
 
 
+def searching_with_threads(engine):
+    """Threads 2 and a ``go infinite`` under way; the engine's child processes (the helper
+    and multiprocessing's resource tracker)."""
+    start_with_threads(engine)
+    engine.send_line("go infinite")
+    engine.wait_for(lambda line: line.startswith("info depth 2 "))
+    return children(engine.pid)
+
+
 def search_once(engine, fen=MIDDLEGAME, go="go depth 4"):
     number = engine.count(lambda line: line.startswith("bestmove ")) + 1
     engine.send_line("position fen " + fen)
@@ -329,44 +338,36 @@ def test_quit_ends_the_helpers(engine):
     search_once(engine)
     engine.send_line("ucinewgame")
     search_once(engine, go="go depth 3")
-    everything = children(engine.pid)  # the helpers and multiprocessing's resource tracker
+    processes = children(engine.pid)  # the helper and multiprocessing's resource tracker
+    assert set(helpers) < set(processes)
     engine.send_line("quit")
     assert engine.exited_within(WAIT) == 0
-    wait_gone(helpers + everything)
+    wait_gone(processes)
     assert not engine.stderr.strip()
 
 
 @linux_only
 def test_end_of_input_ends_the_helpers_even_mid_search(engine):
-    helpers = start_with_threads(engine)
-    engine.send_line("go infinite")
-    engine.wait_for(lambda line: line.startswith("info depth 2 "))
-    everything = children(engine.pid)
+    processes = searching_with_threads(engine)
     assert engine.finish() == 0
-    wait_gone(helpers + everything)
+    wait_gone(processes)
     assert not engine.stderr.strip()
 
 
 @linux_only
 def test_sigterm_ends_the_helpers(engine):
-    helpers = start_with_threads(engine)
-    engine.send_line("go infinite")
-    engine.wait_for(lambda line: line.startswith("info depth 2 "))
-    everything = children(engine.pid)
+    processes = searching_with_threads(engine)
     engine.process.send_signal(signal.SIGTERM)
     assert engine.exited_within(WAIT) == 143
-    wait_gone(helpers + everything)
+    wait_gone(processes)
 
 
 @linux_only
 def test_helpers_of_a_killed_engine_exit_by_themselves(engine):
-    helpers = start_with_threads(engine)
-    engine.send_line("go infinite")
-    engine.wait_for(lambda line: line.startswith("info depth 2 "))
-    everything = children(engine.pid)
+    processes = searching_with_threads(engine)
     engine.process.kill()  # no clean-up code runs in the engine
     assert engine.exited_within(WAIT) == -signal.SIGKILL
-    wait_gone(helpers + everything)
+    wait_gone(processes)
     for reader in engine.readers:  # the GUI sees the end of the output: no helper holds the pipe
         reader.join(WAIT)
         assert not reader.is_alive()
