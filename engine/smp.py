@@ -291,9 +291,17 @@ class ParallelSearcher:
     def _start_helpers(self, threads: int, mb: int) -> None:
         table = SharedTranspositionTable(mb)  # allocate first: a MemoryError changes nothing
         self._stop_helpers()
+        try:
+            pool = HelperPool(threads - 1, table.buffer)
+        except BaseException:  # no helper could start: go on with one thread
+            self.main.tt = TranspositionTable(mb)
+            self._table = None
+            self.threads = 1
+            self.hash_mb = mb
+            raise
         self.main.tt = SharedTranspositionTable(buffer=table.buffer, leader=False)
         self._table = table
-        self._pool = HelperPool(threads - 1, table.buffer)
+        self._pool = pool
 
     def _stop_helpers(self) -> None:
         pool, self._pool = self._pool, None

@@ -215,6 +215,18 @@ def running(pids):
     return [pid for pid in pids if os.path.exists("/proc/%d" % pid)] if LINUX else []
 
 
+def test_helpers_that_cannot_start_leave_one_working_thread(monkeypatch):
+    def no_processes(count, table):
+        raise RuntimeError("helper process 1 did not start")
+    monkeypatch.setattr("engine.smp.HelperPool", no_processes)
+    searcher = ParallelSearcher(1)
+    with pytest.raises(RuntimeError):
+        searcher.set_threads(2)
+    assert searcher.threads == 1 and isinstance(searcher.tt, TranspositionTable)
+    board = chess.Board(MIDDLEGAME)
+    assert board.is_legal(searcher.search(board, Limits(depth=2)).best_move)
+
+
 def test_invalid_thread_counts_are_refused():
     searcher = ParallelSearcher(1)
     with pytest.raises(ValueError):
