@@ -13,7 +13,7 @@ def read(path: str) -> str:
 
 def readme_commands() -> list:
     """The shell commands of the README's 'Two commands' section, in order."""
-    section = read("README.md").split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    section = read("README.md").split("## Two commands", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
     return [block.strip() for block in re.findall(r"```sh\n(.*?)```", section, re.S)]
 
 
