@@ -17,7 +17,7 @@ import chess
 
 from engine import timeman
 from engine.evaluate import blend
-from engine.makemove import do_move, do_null, initial_state
+from engine.makemove import do_move, do_null, initial_state, undo_move
 from engine.movepick import PIECE_VALUE, history_index, loses_material, move_code, ordered_moves, tactical_moves
 from engine.tablebase import Tablebases
 from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
@@ -198,7 +198,10 @@ class Searcher:
     # -- iterative deepening helpers -----------------------------------------------------------
 
     def _prepare(self, board: chess.Board):
-        """A private board, the keys of the positions since the last irreversible move, the root state."""
+        """A private board, the keys of the positions since the last irreversible move, the root state.
+
+        The private board is moved on with ``do_move``/``undo_move`` only: from the replay on, its
+        stack holds their tuples, which python-chess's ``pop`` cannot take back."""
         work = board.copy()
         replay = min(len(work.move_stack), work.halfmove_clock)
         moves = [work.pop() for _ in range(replay)][::-1]
@@ -293,7 +296,7 @@ class Searcher:
                 if alpha < score < beta:
                     pv_table[1] = []
                     score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True)
-            board.pop()
+            undo_move(board)
             keys.pop()
             if score > best:
                 best = score
@@ -316,7 +319,7 @@ class Searcher:
             entry = self.tt.probe(child[0])
             if entry is not None and entry[1] is not None and board.is_legal(entry[1]):
                 ponder = entry[1]
-            board.pop()
+            undo_move(board)
         return SearchResult(pv[0], ponder, lines, self.nodes, self._elapsed_ms())
 
     def _should_stop(self, limits: Limits, score: int, n_root_moves: int, instability: float) -> bool:
@@ -446,7 +449,7 @@ class Searcher:
                     self.keys.append(null_key)
                     score = -self._negamax(depth - 1 - reduction, -beta, -beta + 1, ply + 1,
                                            null_key, mg, eg, phase, False)
-                    board.pop()
+                    undo_move(board)
                     self.keys.pop()
                     if score >= beta:
                         return beta if score >= MATE_BOUND else score
@@ -468,7 +471,7 @@ class Searcher:
                 # Futility / late move pruning: checks are exempt, so look after the push.
                 child = do_move(board, move, key, mg, eg, phase)
                 if not board.is_check():
-                    board.pop()
+                    undo_move(board)
                     continue
             else:
                 child = do_move(board, move, key, mg, eg, phase)
@@ -492,7 +495,7 @@ class Searcher:
                 if pv_node and alpha < score < beta:
                     pv_table[ply + 1] = []
                     score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True)
-            board.pop()
+            undo_move(board)
             keys.pop()
             searched += 1
 
@@ -572,7 +575,7 @@ class Searcher:
                     continue
             _, cmg, ceg, cphase = do_move(board, move, 0, mg, eg, phase)
             score = -self._qsearch(-beta, -alpha, ply + 1, cmg, ceg, cphase)
-            board.pop()
+            undo_move(board)
             if score > best:
                 best = score
                 if score > alpha:
