@@ -150,6 +150,20 @@ class HelperPool:
             except OSError:
                 pass
 
+    def sync(self, message: tuple) -> None:
+        """Send ``message`` (``newgame`` or ``sync``) and wait until every live helper has
+        answered it. A helper reads its pipe only between searches, so after this no helper
+        is still inside an earlier search storing into the table: clearing the table is then
+        final (without it, a helper finishing a stopped search could write into a table just
+        cleared by ``ucinewgame``)."""
+        self.send_all(message)
+        for helper in self.helpers:
+            try:
+                if helper.conn.poll(START_SECONDS):  # a helper that died reads as EOF at once
+                    helper.conn.recv()
+            except (EOFError, OSError):
+                pass  # dead: it is replaced at the next search, with nothing to wait for
+
     def close(self) -> None:
         """Stop every search, ask every helper to exit, wait; terminate the ones that do not."""
         self._words[STOPPED] = _STOP_ALL
@@ -215,9 +229,9 @@ class ParallelSearcher:
 
     def new_game(self) -> None:
         """Forget earlier searches: clear the (shared) table, every searcher's history and killers."""
-        self.main.new_game()
         if self._pool is not None:
-            self._pool.send_all(("newgame",))
+            self._pool.sync(("newgame",))  # first: no helper may store after the clear
+        self.main.new_game()
 
     def set_hash(self, mb: int) -> None:
         """Resize the table to ``mb`` MB (clears it); with helpers, they restart on the new table."""
@@ -229,6 +243,8 @@ class ParallelSearcher:
 
     def clear_hash(self) -> None:
         """Empty the table (shared: for every searcher)."""
+        if self._pool is not None:
+            self._pool.sync(("sync",))  # first: no helper may store after the clear
         self.main.clear_hash()
 
     def hashfull(self) -> int:
@@ -379,6 +395,9 @@ def helper_main(index: int, table: Any, control: Any, conn: Any) -> None:
             return
         if kind == "newgame":
             searcher.reset()
+            conn.send(("done",))
+        elif kind == "sync":
+            conn.send(("done",))
         elif kind == "go":
             _, generation, board, depth, searchmoves = message
             if words[STOPPED] >= generation:

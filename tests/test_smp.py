@@ -183,6 +183,26 @@ def test_a_helper_process_searches_into_the_shared_block():
         pool.close()
 
 
+def test_no_helper_stores_after_a_sync_so_a_clear_is_final():
+    # ucinewgame right after a search: a helper still finishing the stopped search must not
+    # write into the table the main process has just cleared (this failed under load on PyPy).
+    table = SharedTranspositionTable(1)
+    pool = HelperPool(1, table.buffer)
+    try:
+        generation = pool.start(chess.Board(MIDDLEGAME), Limits())  # no depth: until stopped
+        while pool.nodes(generation) == 0:  # wait until it is inside the search
+            pool.helpers[0].process.join(0.01)
+            assert pool.helpers[0].process.is_alive()
+        pool.stop(generation)
+        pool.sync(("newgame",))
+        table.clear()
+        pool.sync(("sync",))  # a round trip through the helper: anything it stored is visible now
+        assert not any(table.words)  # every word of every entry still zero
+        assert pool.helpers[0].process.is_alive()
+    finally:
+        pool.close()
+
+
 def test_parallel_searcher_searches_clears_resizes_and_closes():
     searcher = ParallelSearcher(2, threads=2)
     try:
