@@ -650,6 +650,20 @@ def test_cli_bench_help_version(run_cli):
     assert run_cli("no-such-command").returncode == 2
 
 
+def test_bench_signature_is_the_same_in_every_process(engine_command, repo_root):
+    # The signature must not depend on the process: string hashing is salted per process
+    # (PYTHONHASHSEED) and, before 3.12, hash(None) follows memory addresses.
+    from engine import bench as bench_module
+    counts = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        result = subprocess.run(engine_command + ["bench", "2"], cwd=repo_root, capture_output=True,
+                                text=True, timeout=120, env=env)
+        assert result.returncode == 0, result.stderr
+        counts.add(int(re.search(r"^Nodes searched: (\d+)$", result.stdout, re.M).group(1)))
+    assert counts == {bench_module.run(2).nodes}
+
+
 def test_cli_uci_subcommand_is_the_engine(engine_command, repo_root):
     result = subprocess.run(engine_command + ["uci"], cwd=repo_root, input="uci\nquit\n", capture_output=True,
                             text=True, timeout=30)

@@ -146,20 +146,31 @@ SPECIAL = [
     ("insufficient-material", "8/8/8/4k3/8/3n4/2B5/4K3 w - - 0 1"),
     ("fifty-move", "8/8/8/4k3/8/2n5/3QK3/8 w - - 99 80"),
 ]
+SIMPLE_ENDINGS = [
+    ("king-and-pawn", "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1"),
+    ("rook-and-king", "8/8/8/4k3/8/8/8/R3K3 w - - 0 1"),
+    ("lucena", "1K1k4/1P6/8/8/8/8/r7/2R5 w - - 0 1"),
+    ("rook-ending", "8/8/4k3/8/3PK3/r7/8/7R b - - 0 1"),
+    ("bishops", "8/5k2/8/2b1p3/4P3/3B4/5K2/8 w - - 0 1"),
+    ("queen-vs-pawn", "8/8/8/8/8/5K2/1pk5/7Q w - - 0 1"),
+    ("knights", "8/5pk1/8/3n4/8/4N3/5PK1/8 w - - 0 1"),
+]
 MATE_IN_2_MIDDLEGAME = ("mate-in-2-middlegame",
                         "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1")
 
 CROSS_CHECK = (
-    [(name, fen, depth) for name, fen in OPENINGS + MIDDLEGAMES + ENDGAMES + SPECIAL for depth in (1, 2)]
-    + [(name, fen, 3) for name, fen in ENDGAMES + SPECIAL]
+    [(name, fen, depth) for name, fen in OPENINGS + MIDDLEGAMES + ENDGAMES + SPECIAL + SIMPLE_ENDINGS
+     for depth in (1, 2)]
+    + [(name, fen, 3) for name, fen in ENDGAMES + SPECIAL + SIMPLE_ENDINGS]
     + [MATE_IN_2_MIDDLEGAME + (1,)]
 )
 """What runs at which depth, chosen to keep CPython under a minute (the brute force calls the
 unpruned quiescence at every leaf, so a busy middlegame costs seconds at depth 2 and minutes at
 depth 3):
 
-- depths 1 and 2: 27 positions (5 openings, 8 WAC middlegames, 8 WAC endgames, 6 special);
-- depth 3: the 14 endgames and special positions (at most 27 legal moves);
+- depths 1 and 2: 34 positions (5 openings, 8 WAC middlegames, 8 WAC endgames, 6 special,
+  7 simple endings);
+- depth 3: the 21 endgames, special positions and simple endings (at most 27 legal moves);
 - depth 1 only: the middlegame mate in 2 (45 moves, 16 s at depth 2).
 """
 
