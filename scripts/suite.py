@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run an EPD test suite (bm / am / STS c0 points) against a UCI engine.
+"""Run an EPD test suite (bm / am / dm / STS c0 points) against a UCI engine.
 
     python scripts/suite.py ../shared/epd/wac.epd --time 0.1 --verbose
     python scripts/suite.py ../shared/epd/bk.epd --engine /usr/games/stockfish --depth 12
@@ -26,8 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="suite.py",
         description="Run an EPD test suite against a UCI engine. A position is solved when the engine's "
-                    "move is one of the 'bm' moves and none of the 'am' moves; STS-style 'c0' points are "
-                    "summed when present. Time to solution is when the PV move last became correct.",
+                    "move is one of the 'bm' moves and none of the 'am' moves, and with 'dm N' its last score "
+                    "is exactly 'mate N'; STS-style 'c0' points are summed when present. Time to solution is "
+                    "when the PV move last became correct.",
         epilog="Engine commands accept leading cwd=DIR, name=NAME and VAR=value words like match.py. "
                "Exit status: 0 done, 2 the engine could not be started. See docs/suite.md.")
     parser.add_argument("epd", help="EPD file (bm/am/id/c0 opcodes)")
@@ -43,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     limit.add_argument("--nodes", type=int, metavar="N", help="nodes per position")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="engine processes solving positions in parallel (default: %(default)s)")
+    parser.add_argument("--mate-depth", action="store_true",
+                        help="search each 'dm N' position to depth 2N+2 (the other positions use the limit)")
     parser.add_argument("--first", type=int, metavar="N", help="run only the first N positions")
     parser.add_argument("--verbose", "-v", action="store_true", help="print one line per position")
     parser.add_argument("--timeout", type=float, metavar="S",
@@ -104,7 +107,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     try:
         results = run_suite(positions, spec, limit, args.jobs, timeout, on_result,
-                            start_timeout=args.start_timeout, chess960=args.chess960)
+                            start_timeout=args.start_timeout, chess960=args.chess960,
+                            mate_depth=args.mate_depth)
     except EngineStartError as exc:
         print("Engine failed to start: %s" % exc, flush=True)
         print("solved 0/%d" % len(positions))

@@ -664,6 +664,15 @@ def test_bench_signature_is_the_same_in_every_process(engine_command, repo_root)
     assert counts == {bench_module.run(2).nodes}
 
 
+def test_latency_script_measures_start_and_stop(repo_root):
+    script = os.path.join(repo_root, "scripts", "latency.py")
+    result = subprocess.run([sys.executable, script, "--runs", "2"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert re.fullmatch(r"start to uciok: median \d+ ms, worst \d+ ms over 2 runs", lines[0]), lines
+    assert re.fullmatch(r"stop to bestmove: median [\d.]+ ms, worst [\d.]+ ms over 2 runs", lines[1]), lines
+
+
 def test_cli_uci_subcommand_is_the_engine(engine_command, repo_root):
     result = subprocess.run(engine_command + ["uci"], cwd=repo_root, input="uci\nquit\n", capture_output=True,
                             text=True, timeout=30)

@@ -1,4 +1,5 @@
-"""scripts/suite.py: EPD parsing (bm/am/c0), solving with a fake engine, crashes, and Pruner on WAC."""
+"""scripts/suite.py: EPD parsing (bm/am/dm/c0), solving with a fake engine, crashes, and Pruner on WAC
+and on mates (dm, --mate-depth); scripts/mate_suite.py with Pruner as the reference."""
 
 import os
 import re
@@ -63,8 +64,37 @@ def test_points_and_am_only(sts_file):
 def test_bad_lines_are_rejected(tmp_path):
     path = tmp_path / "bad.epd"
     path.write_text(START + ' id "no solution";\n')
-    with pytest.raises(ValueError, match="no bm, am or c0"):
+    with pytest.raises(ValueError, match="no bm, am, dm or c0"):
         load_suite(str(path))
+    path.write_text(START + ' dm 0;\n')
+    with pytest.raises(ValueError, match="dm needs a whole number"):
+        load_suite(str(path))
+
+
+MATES = [  # mate in 1, in 2 and in 3 (distances checked with Stockfish 15.1)
+    '6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - bm Rd8#; dm 1; id "M.1";',
+    'k7/8/1K6/8/8/8/8/1Q6 w - - dm 2; id "M.2";',
+    '3k4/8/8/8/8/8/R7/1R4K1 w - - dm 3; id "M.3";',
+]
+
+
+def test_dm_needs_the_exact_mate_score(tmp_path):
+    path = tmp_path / "mates.epd"
+    path.write_text("\n".join(MATES) + "\n")
+    positions = load_suite(str(path))
+    assert [p.mate for p in positions] == [1, 2, 3] and positions[0].expected() == "bm Rd8# dm 1"
+    assert positions[2].limit(chess.engine.Limit(time=1), mate_depth=True) == chess.engine.Limit(depth=8)
+    assert positions[2].limit(chess.engine.Limit(time=1), mate_depth=False) == chess.engine.Limit(time=1)
+    # The fake engine reports 'score cp 0': never the mate, so nothing is solved.
+    results = run_suite(positions, fake_spec(), chess.engine.Limit(depth=1), jobs=1, timeout=10,
+                        on_result=lambda r: None, mate_depth=True)
+    assert [(r.solved, r.mate, r.error) for r in results] == [(False, None, None)] * 3
+    # Pruner at depth 2N+2 finds each mate with the exact distance.
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "suite.py"), str(path), "--engine",
+                           "%s -m protocol" % sys.executable, "--dir", ROOT, "--depth", "1", "--mate-depth",
+                           "--jobs", "1", "--verbose"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[-1] == "solved 3/3", proc.stdout
 
 
 def test_run_suite_solved_points_and_time(sts_file):
@@ -122,3 +152,17 @@ def test_pruner_on_five_wac_positions(tmp_path):
     assert "Errors" not in proc.stdout, proc.stdout
     assert len([line for line in lines if re.match(r"\s+\d WAC\.00\d", line)]) == 5
     assert re.match(r"^solved [0-5]/5$", lines[-1]), lines[-1]
+
+
+def test_mate_suite_keeps_the_proven_short_mates(tmp_path):
+    source = tmp_path / "mixed.epd"
+    source.write_text("\n".join(MATES + [START + ' bm e4; id "not a mate";']) + "\n")
+    out = tmp_path / "mates.epd"
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "mate_suite.py"), str(source), "--engine",
+                           "%s -m protocol" % sys.executable, "--depth", "8", "--max-mate", "2", "-o", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "kept 2 of 4 positions" in proc.stderr
+    kept = load_suite(str(out))
+    assert [(p.id, p.mate) for p in kept] == [("M.1", 1), ("M.2", 2)]  # the mate in 3 is over --max-mate
+    assert [kept[0].board.san(m) for m in kept[0].best] == ["Rd8#"]

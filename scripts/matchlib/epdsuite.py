@@ -1,10 +1,12 @@
 """EPD test suites: which move does the engine pick, and since when did it stick?
 
 Opcodes: ``bm`` (best moves: the engine must play one), ``am`` (avoid moves: it must play
-none), ``id``, and STS-style ``c0 "Nf3=10, d4=5"`` point scores (points for the move played).
-A position is solved when the final move is a ``bm`` (if any) and not an ``am``.  Time to
-solution: when the engine's principal-variation move last became a correct move and then
-stayed correct until the end (the engine's reported ``time`` where given, else wall time).
+none), ``dm`` (direct mate in N: the engine must report exactly ``score mate N``), ``id``, and
+STS-style ``c0 "Nf3=10, d4=5"`` point scores (points for the move played).  A position is
+solved when the final move is a ``bm`` (if any) and not an ``am``, and with ``dm`` the last
+score is that mate.  Time to solution: when the engine's principal-variation move (and mate
+score) last became correct and then stayed correct until the end (the engine's reported
+``time`` where given, else wall time).
 """
 
 import queue
@@ -32,6 +34,8 @@ class SuitePosition:
     avoid: List[chess.Move] = field(default_factory=list)
     points: Dict[chess.Move, int] = field(default_factory=dict)
     """STS ``c0`` points per move (empty when the file has none)."""
+    mate: Optional[int] = None
+    """``dm``: the side to move mates in this many moves (the engine must say ``mate N``)."""
 
     def is_correct(self, move: Optional[chess.Move]) -> bool:
         if move is None:
@@ -51,7 +55,15 @@ class SuitePosition:
             parts.append("am " + " ".join(self.board.san(move) for move in self.avoid))
         if self.best:
             parts.append("bm " + " ".join(self.board.san(move) for move in self.best))
+        if self.mate is not None:
+            parts.append("dm %d" % self.mate)
         return " ".join(parts)
+
+    def limit(self, default: chess.engine.Limit, mate_depth: bool) -> chess.engine.Limit:
+        """The search limit: ``default``, or depth 2N+2 for a mate in N with ``mate_depth``."""
+        if mate_depth and self.mate is not None:
+            return chess.engine.Limit(depth=2 * self.mate + 2)
+        return default
 
 
 def parse_points(board: chess.Board, text: str) -> Dict[chess.Move, int]:
@@ -81,8 +93,12 @@ def load_suite(path: str, chess960: bool = False) -> List[SuitePosition]:
                                  list(ops.get("bm") or []), list(ops.get("am") or []))
         if isinstance(ops.get("c0"), str):
             position.points = parse_points(board, ops["c0"])
-        if not (position.best or position.avoid or position.points):
-            raise ValueError("%s:%d: no bm, am or c0 points" % (path, line_number))
+        if "dm" in ops:
+            if not isinstance(ops["dm"], int) or ops["dm"] < 1:
+                raise ValueError("%s:%d: dm needs a whole number of moves >= 1" % (path, line_number))
+            position.mate = ops["dm"]
+        if not (position.best or position.avoid or position.points or position.mate):
+            raise ValueError("%s:%d: no bm, am, dm or c0 points" % (path, line_number))
         if position.points and not position.best:
             top = position.max_points
             position.best = [move for move, value in position.points.items() if value == top]
@@ -103,6 +119,8 @@ class SolveResult:
     depth_at_solution: Optional[int] = None
     depth: Optional[int] = None
     nodes: Optional[int] = None
+    mate: Optional[int] = None
+    """The last ``score mate N`` reported (None when the last score was not a mate)."""
     elapsed: float = 0.0
     error: Optional[str] = None
 
@@ -139,6 +157,8 @@ def solve_position(player: EnginePlayer, position: SuitePosition, limit: chess.e
                     result.depth = info["depth"]
                 if "nodes" in info:
                     result.nodes = info["nodes"]
+                if "score" in info:
+                    result.mate = info["score"].relative.mate()
                 pv = info.get("pv")
                 if not pv:
                     continue
@@ -146,7 +166,7 @@ def solve_position(player: EnginePlayer, position: SuitePosition, limit: chess.e
                 if moment is None:
                     moment = time.perf_counter() - start
                 last_pv_move = pv[0]
-                if position.is_correct(pv[0]):
+                if position.is_correct(pv[0]) and (position.mate is None or result.mate == position.mate):
                     if solved_since is None:
                         solved_since, depth_since = moment, info.get("depth")
                 else:
@@ -163,7 +183,7 @@ def solve_position(player: EnginePlayer, position: SuitePosition, limit: chess.e
         watchdog.cancel()
         result.elapsed = time.perf_counter() - start
     if result.error is None:
-        result.solved = position.is_correct(result.move)
+        result.solved = position.is_correct(result.move) and (position.mate is None or result.mate == position.mate)
         if position.points and result.move is not None:
             result.points = position.points.get(result.move, 0)
         if result.solved:
@@ -176,9 +196,10 @@ def solve_position(player: EnginePlayer, position: SuitePosition, limit: chess.e
 
 def run_suite(positions: List[SuitePosition], spec: EngineSpec, limit: chess.engine.Limit, jobs: int,
               timeout: float, on_result: Callable[[SolveResult], None],
-              start_timeout: float = 10.0, chess960: bool = False) -> List[SolveResult]:
+              start_timeout: float = 10.0, chess960: bool = False, mate_depth: bool = False) -> List[SolveResult]:
     """Solve every position with ``jobs`` engine processes in parallel; ``on_result`` is called
-    in the calling thread, in suite order.  Raises EngineStartError if the engine never starts."""
+    in the calling thread, in suite order.  With ``mate_depth`` a ``dm N`` position is searched
+    to depth 2N+2 instead of ``limit``.  Raises EngineStartError if the engine never starts."""
     probe = EnginePlayer(spec, start_timeout=start_timeout, chess960=chess960)
     probe.start()  # fail fast on a wrong command or option
     todo: "queue.Queue[SuitePosition]" = queue.Queue()
@@ -193,7 +214,7 @@ def run_suite(positions: List[SuitePosition], spec: EngineSpec, limit: chess.eng
                     position = todo.get_nowait()
                 except queue.Empty:
                     break
-                done.put(solve_position(player, position, limit, timeout))
+                done.put(solve_position(player, position, position.limit(limit, mate_depth), timeout))
         finally:
             player.quit()
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Protocol latencies of a UCI engine: process start to ``uciok``, and ``stop`` to ``bestmove``.
+
+    python scripts/latency.py                        # Pruner from this checkout (python -m protocol)
+    python scripts/latency.py --engine "pypy3 -m protocol" --runs 20
+
+Start-up: a fresh process per run, timed from just before it is started to the ``uciok``
+line. Stop: in one process, ``go infinite`` on the start position, ``stop`` after the first
+``info depth`` line, timed from writing ``stop`` to reading ``bestmove``. Prints the median
+and the worst of each. Run it on an idle machine.
+"""
+
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from typing import List, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def read_until(process: subprocess.Popen, prefix: str) -> str:
+    """Lines from the engine until one starts with ``prefix`` (that line is returned)."""
+    while True:
+        line = process.stdout.readline()
+        if not line:
+            raise RuntimeError("the engine closed its output before %r" % prefix)
+        if line.startswith(prefix):
+            return line
+
+
+def send(process: subprocess.Popen, line: str) -> None:
+    process.stdin.write(line + "\n")
+    process.stdin.flush()
+
+
+def start(command: List[str]) -> subprocess.Popen:
+    return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+
+def startup_ms(command: List[str]) -> float:
+    began = time.perf_counter()
+    process = start(command)
+    try:
+        send(process, "uci")
+        read_until(process, "uciok")
+        return (time.perf_counter() - began) * 1000
+    finally:
+        send(process, "quit")
+        process.wait(30)
+
+
+def stop_latencies_ms(command: List[str], runs: int) -> List[float]:
+    process = start(command)
+    try:
+        send(process, "uci")
+        read_until(process, "uciok")
+        send(process, "isready")  # loads the search modules before the first go
+        read_until(process, "readyok")
+        times = []
+        for _ in range(runs):
+            send(process, "position startpos")
+            send(process, "go infinite")
+            read_until(process, "info depth")
+            began = time.perf_counter()
+            send(process, "stop")
+            read_until(process, "bestmove")
+            times.append((time.perf_counter() - began) * 1000)
+        return times
+    finally:
+        send(process, "quit")
+        process.wait(30)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="latency.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable), metavar="CMD",
+                        help="engine command, run in the repository root (default: this Python -m protocol)")
+    parser.add_argument("--runs", type=int, default=10, metavar="N", help="runs of each measurement (default: 10)")
+    args = parser.parse_args(argv)
+    command = shlex.split(args.engine)
+    starts = [startup_ms(command) for _ in range(args.runs)]
+    stops = stop_latencies_ms(command, args.runs)
+    print("start to uciok: median %.0f ms, worst %.0f ms over %d runs"
+          % (statistics.median(starts), max(starts), len(starts)))
+    print("stop to bestmove: median %.1f ms, worst %.1f ms over %d runs"
+          % (statistics.median(stops), max(stops), len(stops)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
