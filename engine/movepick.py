@@ -11,10 +11,11 @@ from typing import Iterator, List, Optional, Tuple
 
 import chess
 
+from engine.movegen import legal_captures, legal_quiets
+
 PIECE_VALUE = (0, 100, 320, 330, 500, 900, 20000)
 """Plain piece values for capture ordering and delta pruning (index by piece type)."""
 
-BB_ALL = chess.BB_ALL
 _BACKRANKS = chess.BB_RANK_1 | chess.BB_RANK_8
 
 
@@ -90,7 +91,7 @@ def tactical_moves(board: chess.Board) -> List[chess.Move]:
     """Legal captures and queen promotions, most valuable victim / least valuable attacker first."""
     piece_type_at = board.piece_type_at
     scored = []
-    for move in board.generate_legal_captures():
+    for move in legal_captures(board):
         victim = piece_type_at(move.to_square) or chess.PAWN  # None: en passant
         scored.append((PIECE_VALUE[victim] * 8 - piece_type_at(move.from_square)
                        + (800 if move.promotion == chess.QUEEN else 0), move))
@@ -134,16 +135,8 @@ def ordered_moves(board: chess.Board, tt_move: Optional[chess.Move], killers: Li
                 yield killer, True
 
     us = board.turn
-    ep = board.ep_square
-    pawns = board.pawns
-    quiets = []
-    for move in board.generate_legal_moves(BB_ALL, ~board.occupied_co[not us]):
-        if move.promotion == chess.QUEEN or move_code(move) in killer_codes:
-            continue
-        if ep is not None and move.to_square == ep and pawns & chess.BB_SQUARES[move.from_square] \
-                and (move.to_square - move.from_square) & 7:
-            continue  # en passant capture: already yielded as a capture
-        quiets.append(move)
+    quiets = [move for move in legal_quiets(board)
+              if move.promotion != chess.QUEEN and move_code(move) not in killer_codes]
     base = us << 12
     quiets.sort(key=lambda m: history[base | (m.from_square << 6) | m.to_square], reverse=True)
     for move in quiets:

@@ -9,11 +9,13 @@ in all; PyPy is faster). Chunks can be marked `slow` one by one if the default s
 """
 
 import os
+import random
 from typing import List
 
 import chess
 import pytest
 
+from engine.movegen import legal_captures, legal_quiets
 from engine.movepick import ordered_moves
 
 EPD_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.pardir, "shared", "epd")
@@ -89,3 +91,51 @@ def test_ordering_hints_never_change_the_move_set():
         assert len(moves) == len(set(moves)) and set(moves) == set(legal)
         if tt_move is not None:
             assert moves[0] == tt_move
+
+
+# -- engine.movegen: own capture and quiet generation, equal to python-chess's move for move ----
+
+def python_chess_captures(board: chess.Board) -> List[chess.Move]:
+    return list(board.generate_legal_captures())
+
+
+def python_chess_quiets(board: chess.Board) -> List[chess.Move]:
+    return [move for move in board.generate_legal_moves(chess.BB_ALL, ~board.occupied_co[not board.turn])
+            if not board.is_en_passant(move)]
+
+
+def assert_same_generation(board: chess.Board) -> None:
+    # Same moves in the same order: the order feeds the stable sorts of move ordering, so the
+    # search (and the bench signature) stays what it was with python-chess's generators.
+    assert legal_captures(board) == python_chess_captures(board), board.fen()
+    assert legal_quiets(board) == python_chess_quiets(board), board.fen()
+
+
+@pytest.mark.parametrize("path,chess960", [(STANDARD, False), (CHESS960, True)], ids=["standard", "chess960"])
+def test_own_generators_equal_python_chess_on_the_perft_suites(path, chess960):
+    positions = load(path, chess960=chess960)
+    for board, _ in positions[:200] if chess960 else positions:
+        assert_same_generation(board)
+        for move in list(board.legal_moves):  # one ply further: checks, pins, en passant, promotions
+            board.push(move)
+            assert_same_generation(board)
+            board.pop()
+
+
+def test_own_generators_equal_python_chess_in_random_games():
+    rng = random.Random(5)
+    for _ in range(60):
+        board = chess.Board()
+        while not board.is_game_over() and board.ply() < 160:
+            assert_same_generation(board)
+            board.push(rng.choice(list(board.legal_moves)))
+
+
+def test_own_generators_on_pins_en_passant_promotions_and_no_king():
+    for fen in ["4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 1",        # en passant along a pinned rank: illegal
+                "4k3/4r3/8/8/4B3/8/8/4K3 w - - 0 1",         # bishop pinned on the file: no capture
+                "4k3/8/8/8/8/2b5/1P6/K7 w - - 0 1",          # pawn pinned, capturing the pinner
+                "r3k2r/1P6/8/8/8/8/6p1/R3K2R w KQkq - 0 1",  # promotions with and without capture
+                "8/8/8/3k4/8/8/8/8 w - - 0 1",               # no king of the side to move
+                "4k3/8/8/8/8/8/4q3/4K3 w - - 0 1"]:           # in check: python-chess's evasions
+        assert_same_generation(chess.Board(fen))
