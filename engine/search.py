@@ -287,15 +287,16 @@ class Searcher:
         for index, move in enumerate(moves):
             child = do_move(board, move, *state)
             keys.append(child[0])
-            new_depth = depth - 1 + (1 if pruning and board.is_check() else 0)  # check extension
+            gives_check = board.is_check()
+            new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
             pv_table[1] = []
             if index == 0:
-                score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True)
+                score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True, gives_check)
             else:
-                score = -self._negamax(new_depth, -alpha - 1, -alpha, 1, *child, True)
+                score = -self._negamax(new_depth, -alpha - 1, -alpha, 1, *child, True, gives_check)
                 if alpha < score < beta:
                     pv_table[1] = []
-                    score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True)
+                    score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True, gives_check)
             undo_move(board)
             keys.pop()
             if score > best:
@@ -380,10 +381,12 @@ class Searcher:
         return False
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int,
-                 key: int, mg: int, eg: int, phase: int, null_ok: bool) -> int:
-        """Fail-soft principal variation search; scores from the side to move."""
+                 key: int, mg: int, eg: int, phase: int, null_ok: bool, in_check: bool) -> int:
+        """Fail-soft principal variation search; scores from the side to move. ``in_check``:
+        whether the side to move is in check (the parent knows it already: it looked for
+        the check extension, so the child does not ask python-chess again)."""
         if depth <= 0:
-            return self._qsearch(alpha, beta, ply, mg, eg, phase)
+            return self._qsearch(alpha, beta, ply, mg, eg, phase, in_check)
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._check()
@@ -391,7 +394,6 @@ class Searcher:
             self.seldepth = ply
         board = self.board
         pv_node = beta - alpha > 1
-        in_check = board.is_check()
 
         # Step 1. Draws by the fifty-move rule, repetition, insufficient material.
         hmc = board.halfmove_clock
@@ -447,8 +449,9 @@ class Searcher:
                     reduction = 3 + depth // 4
                     null_key = do_null(board, key)
                     self.keys.append(null_key)
+                    # After a null move the opponent cannot be in check (we were not).
                     score = -self._negamax(depth - 1 - reduction, -beta, -beta + 1, ply + 1,
-                                           null_key, mg, eg, phase, False)
+                                           null_key, mg, eg, phase, False, False)
                     undo_move(board)
                     self.keys.pop()
                     if score >= beta:
@@ -467,21 +470,19 @@ class Searcher:
             and static + params.futility_base + params.futility_margin * depth <= alpha
         lmp_limit = params.lmp_base + depth * depth if pruning and not in_check and depth <= 3 else 1000
         for move, quiet in ordered_moves(board, tt_move, killers, history):
-            if quiet and searched and best > -MATE_BOUND and (futile or len(quiets_tried) >= lmp_limit):
-                # Futility / late move pruning: checks are exempt, so look after the push.
-                child = do_move(board, move, key, mg, eg, phase)
-                if not board.is_check():
-                    undo_move(board)
-                    continue
-            else:
-                child = do_move(board, move, key, mg, eg, phase)
-            keys.append(child[0])
+            child = do_move(board, move, key, mg, eg, phase)
             gives_check = board.is_check()
+            if quiet and searched and best > -MATE_BOUND and not gives_check \
+                    and (futile or len(quiets_tried) >= lmp_limit):
+                # Futility / late move pruning of quiet moves (checks are exempt).
+                undo_move(board)
+                continue
+            keys.append(child[0])
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
             if searched == 0:
                 if pv_node:
                     pv_table[ply + 1] = []
-                score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True)
+                score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True, gives_check)
             else:
                 reduction = 0
                 if pruning and quiet and depth >= params.lmr_depth and searched >= params.lmr_moves \
@@ -489,12 +490,13 @@ class Searcher:
                     # Late move reductions: later quiet moves are searched shallower first.
                     reduction = LMR[min(depth, 63)][min(searched, 63)] - (1 if pv_node else 0)
                     reduction = max(0, min(reduction, new_depth - 1))
-                score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, *child, True)
+                score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, *child, True,
+                                       gives_check)
                 if reduction and score > alpha:
-                    score = -self._negamax(new_depth, -alpha - 1, -alpha, ply + 1, *child, True)
+                    score = -self._negamax(new_depth, -alpha - 1, -alpha, ply + 1, *child, True, gives_check)
                 if pv_node and alpha < score < beta:
                     pv_table[ply + 1] = []
-                    score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True)
+                    score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True, gives_check)
             undo_move(board)
             keys.pop()
             searched += 1
@@ -539,8 +541,10 @@ class Searcher:
             index = history_index(color, other)
             history[index] -= bonus + history[index] * bonus // HISTORY_MAX
 
-    def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int) -> int:
-        """Quiescence search: captures and queen promotions (all evasions when in check)."""
+    def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
+                 in_check: Optional[bool] = None) -> int:
+        """Quiescence search: captures and queen promotions (all evasions when in check).
+        ``in_check``: whether the side to move is in check, None when the caller does not know."""
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._check()
@@ -549,7 +553,8 @@ class Searcher:
         board = self.board
         if ply >= MAX_PLY:
             return blend(board, mg, eg, phase)
-        in_check = board.is_check()
+        if in_check is None:
+            in_check = board.is_check()
         if in_check:
             best = -INF
             moves = board.generate_legal_moves()
