@@ -9,7 +9,7 @@ python-chess's own generator is used. tests/test_movegen.py checks the equality 
 perft suites and on positions from random games.
 """
 
-from typing import List
+from typing import Callable, List
 
 import chess
 
@@ -21,40 +21,27 @@ _Move = chess.Move
 _QUEEN, _ROOK, _BISHOP, _KNIGHT = chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT
 
 
-def legal_captures(board: chess.Board) -> List[chess.Move]:
-    """``list(board.generate_legal_captures())``, computed faster (standard chess and Chess960)."""
-    turn = board.turn
-    us = board.occupied_co[turn]
-    them = board.occupied_co[not turn]
-    king_mask = board.kings & us
-    if not king_mask:
-        return list(board.generate_legal_captures())
-    king = king_mask.bit_length() - 1
-    attackers_mask = board.attackers_mask
-    if attackers_mask(not turn, king):
-        return list(board.generate_legal_captures())  # evasions: python-chess's generator
-    blockers = board._slider_blockers(king)  # our pinned pieces (python-chess's own helper)
-    king_bb = _BB_SQUARES[king]
-    moves: List[chess.Move] = []
-    append = moves.append
+def _piece_moves(board: chess.Board, pieces: int, to_mask: int, king: int, blockers: int,
+                 append: Callable[[chess.Move], None]) -> None:
+    """Moves of ``pieces`` (no pawns) to ``to_mask``, highest square first: a pinned piece only
+    along its pin, the king not onto an attacked square (python-chess's _is_safe; the side to
+    move is not in check). Bit loops are written out: a generator per bitboard (python-chess's
+    scan_reversed) costs more than the loop body here."""
     attacks_mask = board.attacks_mask
-    pawns = board.pawns & us
-
-    # Pieces, highest square first; a pinned piece only along its pin; the king not onto an
-    # attacked square (python-chess's _is_safe). Bit loops are written out: a generator per
-    # bitboard (python-chess's scan_reversed) costs more than the loop body here.
-    pieces = us & ~pawns
+    attackers_mask = board.attackers_mask
+    them = not board.turn
+    king_bb = _BB_SQUARES[king]
     while pieces:
         from_square = pieces.bit_length() - 1
         pieces ^= _BB_SQUARES[from_square]
-        targets = attacks_mask(from_square) & them
+        targets = attacks_mask(from_square) & to_mask
         if not targets:
             continue
         if from_square == king:
             while targets:
                 to_square = targets.bit_length() - 1
                 targets ^= _BB_SQUARES[to_square]
-                if not attackers_mask(not turn, to_square):
+                if not attackers_mask(them, to_square):
                     append(_Move(from_square, to_square))
         elif blockers & _BB_SQUARES[from_square]:
             while targets:
@@ -67,6 +54,26 @@ def legal_captures(board: chess.Board) -> List[chess.Move]:
                 to_square = targets.bit_length() - 1
                 targets ^= _BB_SQUARES[to_square]
                 append(_Move(from_square, to_square))
+
+
+def legal_captures(board: chess.Board) -> List[chess.Move]:
+    """``list(board.generate_legal_captures())``, computed faster (standard chess and Chess960)."""
+    turn = board.turn
+    us = board.occupied_co[turn]
+    them = board.occupied_co[not turn]
+    king_mask = board.kings & us
+    if not king_mask:
+        return list(board.generate_legal_captures())
+    king = king_mask.bit_length() - 1
+    if board.attackers_mask(not turn, king):
+        return list(board.generate_legal_captures())  # evasions: python-chess's generator
+    blockers = board._slider_blockers(king)  # our pinned pieces (python-chess's own helper)
+    king_bb = _BB_SQUARES[king]
+    moves: List[chess.Move] = []
+    append = moves.append
+    pawns = board.pawns & us
+
+    _piece_moves(board, us & ~pawns, them, king, blockers, append)
 
     # Pawn captures, promotions in python-chess's order (queen, rook, bishop, knight).
     pawn_attacks = _BB_PAWN_ATTACKS[turn]
@@ -103,8 +110,7 @@ def legal_quiets(board: chess.Board) -> List[chess.Move]:
     us = board.occupied_co[turn]
     them = board.occupied_co[not turn]
     king_mask = board.kings & us
-    attackers_mask = board.attackers_mask
-    if not king_mask or attackers_mask(not turn, king_mask.bit_length() - 1):
+    if not king_mask or board.attackers_mask(not turn, king_mask.bit_length() - 1):
         is_en_passant = board.is_en_passant
         return [move for move in board.generate_legal_moves(chess.BB_ALL, ~them) if not is_en_passant(move)]
     king = king_mask.bit_length() - 1
@@ -113,34 +119,10 @@ def legal_quiets(board: chess.Board) -> List[chess.Move]:
     empty = ~board.occupied & chess.BB_ALL
     moves: List[chess.Move] = []
     append = moves.append
-    attacks_mask = board.attacks_mask
     pawns = board.pawns & us
 
-    # Pieces (same three cases as legal_captures), then castling (python-chess checks it).
-    pieces = us & ~pawns
-    while pieces:
-        from_square = pieces.bit_length() - 1
-        pieces ^= _BB_SQUARES[from_square]
-        targets = attacks_mask(from_square) & empty
-        if not targets:
-            continue
-        if from_square == king:
-            while targets:
-                to_square = targets.bit_length() - 1
-                targets ^= _BB_SQUARES[to_square]
-                if not attackers_mask(not turn, to_square):
-                    append(_Move(from_square, to_square))
-        elif blockers & _BB_SQUARES[from_square]:
-            while targets:
-                to_square = targets.bit_length() - 1
-                targets ^= _BB_SQUARES[to_square]
-                if _ray(from_square, to_square) & king_bb:
-                    append(_Move(from_square, to_square))
-        else:
-            while targets:
-                to_square = targets.bit_length() - 1
-                targets ^= _BB_SQUARES[to_square]
-                append(_Move(from_square, to_square))
+    # Pieces, then castling (python-chess checks it).
+    _piece_moves(board, us & ~pawns, empty, king, blockers, append)
     if board.castling_rights & us:
         moves.extend(board.generate_castling_moves())
 
