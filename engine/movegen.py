@@ -56,6 +56,18 @@ def _piece_moves(board: chess.Board, pieces: int, to_mask: int, king: int, block
                 append(_Move(from_square, to_square))
 
 
+def _pawn_move(from_square: int, to_square: int, append: Callable[[chess.Move], None]) -> None:
+    """A pawn move, or onto the last rank its promotions in python-chess's order (queen, rook,
+    bishop, knight)."""
+    if _BB_SQUARES[to_square] & _BACKRANKS:
+        append(_Move(from_square, to_square, _QUEEN))
+        append(_Move(from_square, to_square, _ROOK))
+        append(_Move(from_square, to_square, _BISHOP))
+        append(_Move(from_square, to_square, _KNIGHT))
+    else:
+        append(_Move(from_square, to_square))
+
+
 def legal_captures(board: chess.Board) -> List[chess.Move]:
     """``list(board.generate_legal_captures())``, computed faster (standard chess and Chess960)."""
     turn = board.turn
@@ -75,7 +87,7 @@ def legal_captures(board: chess.Board) -> List[chess.Move]:
 
     _piece_moves(board, us & ~pawns, them, king, blockers, append)
 
-    # Pawn captures, promotions in python-chess's order (queen, rook, bishop, knight).
+    # Pawn captures.
     pawn_attacks = _BB_PAWN_ATTACKS[turn]
     while pawns:
         from_square = pawns.bit_length() - 1
@@ -89,13 +101,7 @@ def legal_captures(board: chess.Board) -> List[chess.Move]:
             targets ^= _BB_SQUARES[to_square]
             if pinned and not _ray(from_square, to_square) & king_bb:
                 continue
-            if _BB_SQUARES[to_square] & _BACKRANKS:
-                append(_Move(from_square, to_square, _QUEEN))
-                append(_Move(from_square, to_square, _ROOK))
-                append(_Move(from_square, to_square, _BISHOP))
-                append(_Move(from_square, to_square, _KNIGHT))
-            else:
-                append(_Move(from_square, to_square))
+            _pawn_move(from_square, to_square, append)
 
     if board.ep_square is not None:
         moves.extend(board.generate_legal_ep())
@@ -126,7 +132,7 @@ def legal_quiets(board: chess.Board) -> List[chess.Move]:
     if board.castling_rights & us:
         moves.extend(board.generate_castling_moves())
 
-    # Pawn pushes: single (promotions queen, rook, bishop, knight), then double.
+    # Pawn pushes: single (with promotions), then double.
     if not pawns:
         return moves
     if turn:
@@ -143,13 +149,7 @@ def legal_quiets(board: chess.Board) -> List[chess.Move]:
         from_square = to_square + step
         if blockers & _BB_SQUARES[from_square] and not _ray(from_square, to_square) & king_bb:
             continue
-        if _BB_SQUARES[to_square] & _BACKRANKS:
-            append(_Move(from_square, to_square, _QUEEN))
-            append(_Move(from_square, to_square, _ROOK))
-            append(_Move(from_square, to_square, _BISHOP))
-            append(_Move(from_square, to_square, _KNIGHT))
-        else:
-            append(_Move(from_square, to_square))
+        _pawn_move(from_square, to_square, append)
     while double:
         to_square = double.bit_length() - 1
         double ^= _BB_SQUARES[to_square]
