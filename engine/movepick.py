@@ -2,7 +2,8 @@
 losing captures), with static exchange evaluation (SEE) to tell good captures from bad.
 
 Stages are generated lazily, so a node that cuts off on the hash move or a capture never
-pays for quiet-move generation (the most expensive python-chess call in the tree).
+pays for quiet-move generation (the most expensive generation step; ``engine.movegen``
+generates captures and quiets).
 Moves are compared by a small integer code, not ``Move.__eq__`` (a dataclass compare costs
 about 0.5 µs and this runs for every quiet move of every node).
 """
