@@ -68,6 +68,19 @@ class SearchParams:
     delta_margin: int = 200
     """Quiescence delta pruning margin (centipawns)."""
 
+    @classmethod
+    def parse(cls, text: str) -> "SearchParams":
+        """Defaults overridden by ``name=value`` pairs separated by commas or spaces, e.g.
+        ``"rfp_depth=0, nmp_depth=99"`` (the technique ablation matches use this). An unknown
+        name or a value that is not a number raises ``ValueError``."""
+        params = cls()
+        for item in text.replace(",", " ").split():
+            name, sep, value = item.partition("=")
+            if not sep or name not in cls.__dataclass_fields__:
+                raise ValueError("not a search parameter: %r" % item)
+            setattr(params, name, int(value) if name != "pruning" else value.lower() in ("1", "true", "on"))
+        return params
+
 
 def _lmr_table() -> List[List[int]]:
     """Reduction by depth and move number: the usual log(depth) * log(moves) shape."""

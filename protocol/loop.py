@@ -147,8 +147,16 @@ def read_lines(read: Callable[[int], bytes], put: Callable[[Any], None],
 
 def _default_searcher(hash_mb: int) -> Any:
     # Imported on first use: `uci` -> `uciok` does not wait for the search modules.
+    from engine.search import SearchParams
     from engine.smp import ParallelSearcher
-    return ParallelSearcher(hash_mb)
+    # PRUNER_PARAMS (developers only: ablation and tuning matches through --env1) overrides
+    # search parameters; a bad value is reported once and the defaults are used.
+    try:
+        params = SearchParams.parse(os.environ.get("PRUNER_PARAMS", ""))
+    except ValueError as exc:
+        sys.stderr.write("PRUNER_PARAMS ignored: %s\n" % exc)
+        params = SearchParams()
+    return ParallelSearcher(hash_mb, params)
 
 
 def _any_legal_move(board: chess.Board) -> Optional[chess.Move]:
