@@ -233,3 +233,24 @@ def test_ponder_search_ignores_the_clock_until_ponderhit():
     hit.set()
     result = Searcher().search(board, Limits(ponder=True, wtime=20, btime=20), ponderhit=hit)
     assert result.best_move in board.legal_moves  # returned by itself: the clock applied
+
+
+def test_search_params_parse_overrides_and_rejects_unknown_names():
+    from engine.search import SearchParams
+    params = SearchParams.parse("rfp_depth=0, nmp_depth=99 pruning=off")
+    assert (params.rfp_depth, params.nmp_depth, params.pruning) == (0, 99, False)
+    assert params.lmr_depth == SearchParams().lmr_depth
+    assert SearchParams.parse("") == SearchParams()
+    for bad in ("nonsense=1", "rfp_depth", "rfp_depth=x"):
+        with pytest.raises(ValueError):
+            SearchParams.parse(bad)
+
+
+def test_pruner_params_environment_reaches_the_searcher(monkeypatch, capsys):
+    from engine.search import SearchParams
+    from protocol.loop import _default_searcher
+    monkeypatch.setenv("PRUNER_PARAMS", "nmp_depth=99")
+    assert _default_searcher(1).main.params.nmp_depth == 99
+    monkeypatch.setenv("PRUNER_PARAMS", "bogus=1")
+    assert _default_searcher(1).main.params == SearchParams()   # the defaults, reported once
+    assert "PRUNER_PARAMS ignored" in capsys.readouterr().err
