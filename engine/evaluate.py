@@ -249,89 +249,15 @@ def pawn_structure(white_pawns: int, black_pawns: int) -> Tuple[int, int]:
     return cached
 
 
-# Mobility: (mg, eg) per attacked square of the mobility area (not own pieces, not attacked
-# by enemy pawns), centred on a typical count so that material values keep their meaning.
-# Fruit's weights (Fabien Letouzey, as described on the Chess Programming Wiki).
-_MOBILITY = {chess.KNIGHT: (4, 4, 4), chess.BISHOP: (5, 5, 6), chess.ROOK: (2, 4, 7), chess.QUEEN: (1, 2, 13)}
-_MOB_MG = [[0] * 28 for _ in range(7)]
-_MOB_EG = [[0] * 28 for _ in range(7)]
-for _pt, (_wmg, _weg, _centre) in _MOBILITY.items():
-    _MOB_MG[_pt] = [_wmg * (n - _centre) for n in range(28)]
-    _MOB_EG[_pt] = [_weg * (n - _centre) for n in range(28)]
-
-KING_ATTACK_UNITS = (0, 0, 10, 10, 20, 40, 0)
-"""Weight of each king-zone square a piece attacks (half the Chess Programming Wiki's
-"King Safety" figures), by piece type; middlegame only."""
-KING_ATTACK_SCALE = (0, 0, 50, 75, 88, 94, 97, 99)
-"""Percent of the attack weight that counts, by number of attacking pieces (one alone
-is not an attack)."""
-SHIELD = (12, 6)
-"""Middlegame bonus per own pawn one and two ranks in front of a king on its first two ranks."""
-
-_KING_ZONE = [chess.BB_KING_ATTACKS[sq] | chess.BB_SQUARES[sq] for sq in range(64)]
-
-
-def _shield_masks(color: bool) -> List[Tuple[int, int]]:
-    """Per king square: (files around the king one rank ahead, two ranks ahead), or (0, 0)
-    when the king is not on its first two ranks (a walking king has no shield)."""
-    masks = []
-    for sq in range(64):
-        file, rank = sq & 7, sq >> 3
-        relative = rank if color else 7 - rank
-        if relative > 1:
-            masks.append((0, 0))
-            continue
-        step = 1 if color else -1
-        files = _ADJACENT_FILES[file] | _FILES[file]
-        masks.append((files & chess.BB_RANKS[rank + step], files & chess.BB_RANKS[rank + 2 * step]))
-    return masks
-
-
-_SHIELD = (_shield_masks(chess.BLACK), _shield_masks(chess.WHITE))
-_KNIGHT_ATTACKS = chess.BB_KNIGHT_ATTACKS
-_DIAG_ATTACKS, _DIAG_MASKS = chess.BB_DIAG_ATTACKS, chess.BB_DIAG_MASKS
-_FILE_ATTACKS, _FILE_MASKS = chess.BB_FILE_ATTACKS, chess.BB_FILE_MASKS
-_RANK_ATTACKS, _RANK_MASKS = chess.BB_RANK_ATTACKS, chess.BB_RANK_MASKS
-_NOT_A, _NOT_H = ~chess.BB_FILE_A & chess.BB_ALL, ~chess.BB_FILE_H & chess.BB_ALL
-_bit_count = getattr(int, "bit_count", None)
-_count = _bit_count if _bit_count is not None else _popcount  # int.bit_count: Python 3.10+, 4x faster
-
-
-def _pieces(board: chess.Board, color: bool, pawns_all: int, own_pawns: int, area: int,
-            enemy_king_zone: int) -> Tuple[int, int]:
-    """(mg, eg) of one side's pieces: bishop pair, rooks on open / semi-open files, mobility
-    over ``area`` and attacks on the squares around the enemy king.
-
-    One loop per piece type with the attack tables read directly: python-chess's
-    ``attacks_mask`` per piece would cost about twice as much here."""
+def _pieces(board: chess.Board, color: bool, pawns_all: int, own_pawns: int) -> Tuple[int, int]:
+    """(mg, eg) of one side's bishop pair and rooks on open / semi-open files."""
     mg = eg = 0
-    own = board.occupied_co[color]
-    occupied = board.occupied
-    attackers = units = 0
-    mob_mg, mob_eg = _MOB_MG[chess.KNIGHT], _MOB_EG[chess.KNIGHT]
-    for sq in _scan(board.knights & own):
-        attacks = _KNIGHT_ATTACKS[sq]
-        n = _count(attacks & area)
-        mg += mob_mg[n]
-        eg += mob_eg[n]
-        if attacks & enemy_king_zone:
-            attackers += 1
-            units += 10 * _count(attacks & enemy_king_zone)
-    bishops = board.bishops & own
+    occ = board.occupied_co[color]
+    bishops = board.bishops & occ
     if bishops & (bishops - 1):
         mg += BISHOP_PAIR[0]
         eg += BISHOP_PAIR[1]
-    mob_mg, mob_eg = _MOB_MG[chess.BISHOP], _MOB_EG[chess.BISHOP]
-    for sq in _scan(bishops):
-        attacks = _DIAG_ATTACKS[sq][_DIAG_MASKS[sq] & occupied]
-        n = _count(attacks & area)
-        mg += mob_mg[n]
-        eg += mob_eg[n]
-        if attacks & enemy_king_zone:
-            attackers += 1
-            units += 10 * _count(attacks & enemy_king_zone)
-    mob_mg, mob_eg = _MOB_MG[chess.ROOK], _MOB_EG[chess.ROOK]
-    for sq in _scan(board.rooks & own):
+    for sq in _scan(board.rooks & occ):
         file_mask = _FILES[sq & 7]
         if not pawns_all & file_mask:
             mg += ROOK_OPEN_FILE[0]
@@ -339,54 +265,18 @@ def _pieces(board: chess.Board, color: bool, pawns_all: int, own_pawns: int, are
         elif not own_pawns & file_mask:
             mg += ROOK_SEMI_OPEN_FILE[0]
             eg += ROOK_SEMI_OPEN_FILE[1]
-        attacks = _RANK_ATTACKS[sq][_RANK_MASKS[sq] & occupied] | _FILE_ATTACKS[sq][_FILE_MASKS[sq] & occupied]
-        n = _count(attacks & area)
-        mg += mob_mg[n]
-        eg += mob_eg[n]
-        if attacks & enemy_king_zone:
-            attackers += 1
-            units += 20 * _count(attacks & enemy_king_zone)
-    queens = board.queens & own
-    if queens:
-        mob_mg, mob_eg = _MOB_MG[chess.QUEEN], _MOB_EG[chess.QUEEN]
-        for sq in _scan(queens):
-            attacks = (_DIAG_ATTACKS[sq][_DIAG_MASKS[sq] & occupied]
-                       | _RANK_ATTACKS[sq][_RANK_MASKS[sq] & occupied]
-                       | _FILE_ATTACKS[sq][_FILE_MASKS[sq] & occupied])
-            n = _count(attacks & area)
-            mg += mob_mg[n]
-            eg += mob_eg[n]
-            if attacks & enemy_king_zone:
-                attackers += 1
-                units += 40 * _count(attacks & enemy_king_zone)
-        # King attack: only with a queen on the board does a swarm around the king mate.
-        if attackers >= 2:
-            mg += units * KING_ATTACK_SCALE[min(attackers, 7)] // 100
     return mg, eg
 
 
 def positional(board: chess.Board) -> Tuple[int, int]:
     """White-positive (mg, eg) of the terms not kept incrementally."""
     pawns = board.pawns
-    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
-    white_pawns = pawns & white
-    black_pawns = pawns & black
+    white_pawns = pawns & board.occupied_co[chess.WHITE]
+    black_pawns = pawns & board.occupied_co[chess.BLACK]
     mg, eg = pawn_structure(white_pawns, black_pawns)
-    kings = board.kings
-    white_king = (kings & white).bit_length() - 1
-    black_king = (kings & black).bit_length() - 1
-    # Squares attacked by pawns are no mobility: a piece going there is simply lost.
-    white_pawn_attacks = ((white_pawns << 9) & _NOT_A) | ((white_pawns << 7) & _NOT_H)
-    black_pawn_attacks = ((black_pawns >> 7) & _NOT_A) | ((black_pawns >> 9) & _NOT_H)
-    wmg, weg = _pieces(board, chess.WHITE, pawns, white_pawns, ~(white | black_pawn_attacks),
-                       _KING_ZONE[black_king])
-    bmg, beg = _pieces(board, chess.BLACK, pawns, black_pawns, ~(black | white_pawn_attacks),
-                       _KING_ZONE[white_king])
-    one, two = _SHIELD[chess.WHITE][white_king]
-    shield = SHIELD[0] * _count(one & white_pawns) + SHIELD[1] * _count(two & white_pawns)
-    one, two = _SHIELD[chess.BLACK][black_king]
-    shield -= SHIELD[0] * _count(one & black_pawns) + SHIELD[1] * _count(two & black_pawns)
-    return mg + wmg - bmg + shield, eg + weg - beg
+    wmg, weg = _pieces(board, chess.WHITE, pawns, white_pawns)
+    bmg, beg = _pieces(board, chess.BLACK, pawns, black_pawns)
+    return mg + wmg - bmg, eg + weg - beg
 
 
 def blend(board: chess.Board, mg: int, eg: int, phase: int) -> int:
