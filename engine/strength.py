@@ -1,10 +1,11 @@
 """Weaker play for ``UCI_LimitStrength``/``UCI_Elo``: a node budget per move and a noisy pick
-among the best lines of a MultiPV search.
+among the best lines of a MultiPV search, on a scale calibrated against Stockfish.
 
-The model, all of whose constants live in ``StrengthModel`` (calibrate them there, with games):
+The model works on its own scale of **levels** (``min_level`` to ``max_level``); all its
+constants live in ``StrengthModel``:
 
 * **Node budget.** Each move is searched for at most ``nodes`` nodes, growing geometrically
-  from ``nodes_at_min`` at ``min_elo`` to ``nodes_at_max`` at ``max_elo`` (a smaller node
+  from ``nodes_at_min`` at ``min_level`` to ``nodes_at_max`` at ``max_level`` (a smaller node
   limit from the GUI stands).
 * **Noisy choice.** The search reports ``multipv`` lines; ``choose`` picks one by a softmax
   over the centipawn loss against the best line, ``weight = exp(-loss / temperature)``, with
@@ -16,12 +17,18 @@ The model, all of whose constants live in ``StrengthModel`` (calibrate them ther
   first move is one).
 
 Deterministic: the same lines and the same seeded ``random.Random`` give the same choice.
+
+**Calibration.** ``CALIBRATION`` holds matches of levels against Stockfish at known
+``UCI_Elo`` (docs/strength.md). A straight line fitted through them, weighted by their error
+bars, turns the ``UCI_Elo`` a GUI asks for into a level (``limit_for_uci_elo``), and the
+option's range is what the line gives at the model's lowest and highest levels, so that no
+setting promises a strength the matches did not reach.
 """
 
 import math
 import random
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 from engine.types import MATE_BOUND, Limits, SearchInfo
 
@@ -30,24 +37,22 @@ from engine.types import MATE_BOUND, Limits, SearchInfo
 class StrengthModel:
     """The constants of the strength model (provisional: calibrated by matches)."""
 
-    min_elo: int = 800
-    """Weakest setting offered (``UCI_Elo`` min)."""
-    max_elo: int = 2000
-    """Strongest setting offered (``UCI_Elo`` max)."""
-    default_elo: int = 1500
-    """``UCI_Elo`` default."""
+    min_level: int = 800
+    """Weakest level."""
+    max_level: int = 2000
+    """Strongest level."""
     nodes_at_min: int = 1000
-    """Node budget per move at ``min_elo`` (depth 2 with 4 lines takes 400-2000 nodes)."""
+    """Node budget per move at ``min_level`` (depth 2 with 4 lines takes 400-2000 nodes)."""
     nodes_at_max: int = 50000
-    """Node budget per move at ``max_elo``."""
+    """Node budget per move at ``max_level``."""
     temperature_at_min: float = 120.0
-    """Softmax temperature (centipawns) at ``min_elo``: a 120 cp worse move has weight 1/e."""
+    """Softmax temperature (centipawns) at ``min_level``: a 120 cp worse move has weight 1/e."""
     temperature_at_max: float = 8.0
-    """Softmax temperature at ``max_elo``."""
+    """Softmax temperature at ``max_level``."""
     max_loss_at_min: int = 350
-    """Largest loss (centipawns) ever chosen at ``min_elo``."""
+    """Largest loss (centipawns) ever chosen at ``min_level``."""
     max_loss_at_max: int = 25
-    """Largest loss ever chosen at ``max_elo``."""
+    """Largest loss ever chosen at ``max_level``."""
     multipv: int = 4
     """Lines searched to choose from."""
     min_depth: int = 2
@@ -63,13 +68,13 @@ def _geometric(low: float, high: float, t: float) -> float:
 
 
 class StrengthLimit:
-    """The strength model at one Elo: ``limits_for`` caps a search, ``choose`` picks a line."""
+    """The strength model at one level: ``limits_for`` caps a search, ``choose`` picks a line."""
 
-    def __init__(self, elo: int, model: StrengthModel = MODEL) -> None:
+    def __init__(self, level: int, model: StrengthModel = MODEL) -> None:
         self.model = model
-        self.elo = max(model.min_elo, min(model.max_elo, elo))
-        """The Elo setting, clamped to the model's range."""
-        t = (self.elo - model.min_elo) / max(1, model.max_elo - model.min_elo)
+        self.level = max(model.min_level, min(model.max_level, level))
+        """The level, clamped to the model's range."""
+        t = (self.level - model.min_level) / max(1, model.max_level - model.min_level)
         self.nodes = int(round(_geometric(model.nodes_at_min, model.nodes_at_max, t)))
         """Node budget per move."""
         self.temperature = _geometric(model.temperature_at_min, model.temperature_at_max, t)
@@ -109,3 +114,70 @@ class StrengthLimit:
             if point < 0:
                 return line
         return candidates[-1][0]
+
+
+@dataclass(frozen=True)
+class CalibrationPoint:
+    """One calibration match: the model at ``level`` against Stockfish 15.1 at ``UCI_Elo``
+    ``opponent`` (10+0.1, scripts/match.py), measured at ``elo`` ± ``error`` (95%)."""
+
+    level: int
+    opponent: int
+    games: int
+    elo: float
+    error: float
+
+
+CALIBRATION: Tuple[CalibrationPoint, ...] = (
+    CalibrationPoint(level=1000, opponent=1350, games=40, elo=1280, error=102),
+    CalibrationPoint(level=1400, opponent=1400, games=40, elo=1417, error=117),
+)
+"""The matches behind the ``UCI_Elo`` scale (docs/strength.md has their commands and W/D/L)."""
+
+
+class Calibration:
+    """A weighted least-squares line ``elo = intercept + slope * level`` through calibration points."""
+
+    def __init__(self, points: Sequence[CalibrationPoint], model: StrengthModel = MODEL,
+                 step: int = 50) -> None:
+        """``step``: the option's range is rounded inwards to multiples of it."""
+        if len({point.level for point in points}) < 2:
+            raise ValueError("a calibration needs points at two levels at least")
+        self.model = model
+        weights = [1.0 / max(point.error, 1.0) ** 2 for point in points]
+        total = sum(weights)
+        mean_level = sum(w * p.level for w, p in zip(weights, points)) / total
+        mean_elo = sum(w * p.elo for w, p in zip(weights, points)) / total
+        spread = sum(w * (p.level - mean_level) ** 2 for w, p in zip(weights, points))
+        self.slope = sum(w * (p.level - mean_level) * (p.elo - mean_elo) for w, p in zip(weights, points)) / spread
+        """Elo per level (a scale that does not rise with the level is refused)."""
+        if self.slope <= 0:
+            raise ValueError("the calibration does not get stronger with the level")
+        self.intercept = mean_elo - self.slope * mean_level
+        low, high = self.elo_at(model.min_level), self.elo_at(model.max_level)
+        self.min_elo = int(math.ceil(low / step) * step)
+        """Lowest ``UCI_Elo`` offered: the fitted strength of the weakest level, rounded up."""
+        self.max_elo = int(math.floor(high / step) * step)
+        """Highest ``UCI_Elo`` offered: the fitted strength of the strongest level, rounded down."""
+        middle = (self.min_elo + self.max_elo) / 2
+        self.default_elo = int(round(middle / step) * step)
+        """``UCI_Elo`` default: the middle of the range."""
+
+    def elo_at(self, level: float) -> float:
+        """The fitted Elo (Stockfish's scale) of a level."""
+        return self.intercept + self.slope * level
+
+    def level_for(self, elo: float) -> int:
+        """The level whose fitted Elo is ``elo``, within the model's levels."""
+        level = int(round((elo - self.intercept) / self.slope))
+        return max(self.model.min_level, min(self.model.max_level, level))
+
+
+UCI_ELO = Calibration(CALIBRATION)
+"""The calibration ``UCI_Elo`` uses: its range, default and level for each setting."""
+
+
+def limit_for_uci_elo(elo: int, calibration: Optional[Calibration] = None) -> StrengthLimit:
+    """The strength limit a ``UCI_Elo`` setting asks for (through ``UCI_ELO``, the calibration)."""
+    calibration = calibration or UCI_ELO
+    return StrengthLimit(calibration.level_for(elo), calibration.model)

@@ -36,7 +36,7 @@ from typing import Any, Callable, List, Optional, Tuple
 import chess
 
 import engine
-from engine.strength import StrengthLimit
+from engine.strength import StrengthLimit, limit_for_uci_elo
 from engine.types import Limits, SearchInfo, SearchResult
 from protocol.options import OptionError, Options
 from protocol.uci import (Command, UciError, format_bestmove, format_info, format_no_moves, format_progress,
@@ -407,7 +407,7 @@ class UciLoop:
         multipv = self.options["MultiPV"]
         strength = None
         if self.options["UCI_LimitStrength"] and not limits.infinite:
-            strength = StrengthLimit(self.options["UCI_Elo"])
+            strength = limit_for_uci_elo(self.options["UCI_Elo"])
             limits = strength.limits_for(limits)
         self._debug("go %s multipv %d from %s; options %s" % (limits, multipv, board.fen(), self.options.summary()))
         search = _Search(board, limits, multipv, strength)

@@ -192,7 +192,7 @@ def apply_threads(searcher: Any, threads: int) -> None:
 
 def declared_options() -> List[Option]:
     """Every option Pruner offers, in the order ``uci`` lists them. Declare only what works."""
-    model = strength.MODEL
+    calibration = strength.UCI_ELO
     return [
         # The Searcher is constructed with the Hash size, so it is not re-applied at creation.
         Spin("Hash", 16, 1, 4096, apply=lambda searcher, mb: searcher.set_hash(mb), apply_at_start=False),
@@ -208,7 +208,7 @@ def declared_options() -> List[Option]:
         String("SyzygyPath", "", load=open_tablebases,
                apply=lambda searcher, tables: setattr(searcher, "tablebases", tables)),
         Check("UCI_LimitStrength", False),
-        Spin("UCI_Elo", model.default_elo, model.min_elo, model.max_elo),
+        Spin("UCI_Elo", calibration.default_elo, calibration.min_elo, calibration.max_elo),
     ]
 
 
