@@ -21,6 +21,13 @@ the opening book). Faults, per time control:
 It also reports the closest call (least time left after a move) and the slowest move. The
 last line of each time control is its summary line (``--summary FILE`` appends them to a file
 as well); the exit status is 0 without faults, 1 with faults, 2 when an engine cannot start.
+
+Long soaks can be played in parts (say five runs of 200 games with seeds 1 to 5, on different
+days): ``--tally FILE`` adds up the summary lines of a summary file per time control, engine
+and commit (each line names the commit it played), and plays nothing.
+
+    python scripts/soak.py --games 200 --tc 10+0.1 --seed 3 --summary soak.txt
+    python scripts/soak.py --tally soak.txt
 """
 
 import argparse
@@ -30,6 +37,7 @@ import os
 import platform
 import re
 import shlex
+import subprocess
 import sys
 import tempfile
 import time
@@ -178,18 +186,78 @@ def _soak(tc: TimeControl, tc_text: str, args: argparse.Namespace, openings: Lis
     return SoakResult(tc_text, args.games, result.tally, faults, margins, stderr, seconds, code, details)
 
 
-def summary_line(result: SoakResult, engine: str, load: Tuple[float, float]) -> str:
+def commit_label(repo: str = REPO) -> str:
+    """The checkout's short commit, ``+dirty`` when tracked files differ from it; ``?`` without git."""
+    try:
+        commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    return commit + ("+dirty" if dirty else "") if commit else "?"
+
+
+def summary_line(result: SoakResult, engine: str, load: Tuple[float, float], seed: int = 1,
+                 commit: str = "?") -> str:
     """One line with everything that matters; the last line of each time control."""
     tally, faults, margins = result.tally, result.faults, result.margins
     total = sum(faults.values()) + (1 if result.stderr else 0)
     closest = "n/a" if margins.closest is None else "%+.0f ms (%s)" % (margins.closest * 1000, margins.closest_at)
     return ("soak %s: tc %s, %d/%d games, faults %d (time losses %d, stalls %d, illegal moves %d, crashes %d, "
             "failed starts %d, stderr %d bytes); W %d D %d L %d; closest call %s; slowest move %.3fs over %d moves; "
-            "%.0fs; load %.2f -> %.2f; %s" % (
+            "%.0fs; load %.2f -> %.2f; %s; seed %d; commit %s" % (
                 datetime.date.today().isoformat(), result.tc, tally.games, result.games, total, faults["time"],
                 faults["stall"], faults["illegal"], faults["crash"], faults["start"], len(result.stderr.encode()),
                 tally.wins, tally.draws, tally.losses, closest, margins.slowest, margins.moves, result.seconds,
-                load[0], load[1], engine))
+                load[0], load[1], engine, seed, commit))
+
+
+SUMMARY = re.compile(
+    r"^soak (?P<date>\S+): tc (?P<tc>\S+), (?P<played>\d+)/(?P<games>\d+) games, faults (?P<faults>\d+) "
+    r"\(time losses (?P<time>\d+), stalls (?P<stall>\d+), illegal moves (?P<illegal>\d+), "
+    r"crashes (?P<crash>\d+), failed starts (?P<start>\d+), stderr (?P<stderr>\d+) bytes\); "
+    r"W (?P<w>\d+) D (?P<d>\d+) L (?P<l>\d+); closest call (?P<closest>[-+]\d+ ms|n/a)[^;]*; "
+    r"slowest move (?P<slowest>[\d.]+)s over (?P<moves>\d+) moves; [^;]*; load [^;]*; (?P<engine>[^;]+)"
+    r"(?:; seed (?P<seed>\d+))?(?:; commit (?P<commit>\S+))?$")
+"""A summary line (lines written before seeds and commits were recorded have neither)."""
+
+_COUNTS = ("played", "faults", "time", "stall", "illegal", "crash", "start", "stderr", "w", "d", "l", "moves")
+
+
+def tally(lines: List[str]) -> List[Tuple[str, int]]:
+    """The summary lines added up per (time control, engine, commit): a (line, faults) pair per
+    group, in order of first appearance; lines that are not summary lines are skipped."""
+    groups: Dict[Tuple[str, str, str], dict] = {}
+    for line in lines:
+        match = SUMMARY.match(line.strip())
+        if match is None:
+            continue
+        key = (match["tc"], match["engine"], match["commit"] or "?")
+        group = groups.setdefault(key, dict({name: 0 for name in _COUNTS}, runs=0, seeds=[], dates=[],
+                                            closest=None, slowest=0.0))
+        group["runs"] += 1
+        for name in _COUNTS:
+            group[name] += int(match[name])
+        group["seeds"].append(match["seed"] or "?")
+        if match["date"] not in group["dates"]:
+            group["dates"].append(match["date"])
+        if match["closest"] != "n/a":
+            ms = int(match["closest"].split()[0])
+            group["closest"] = ms if group["closest"] is None else min(group["closest"], ms)
+        group["slowest"] = max(group["slowest"], float(match["slowest"]))
+    out: List[Tuple[str, int]] = []
+    for (tc, engine, commit), g in groups.items():
+        seeds = sorted(set(g["seeds"]))
+        out.append((
+            "soak total: tc %s, %s, commit %s: %d games in %d runs (seeds %s; %s), faults %d (time losses %d, "
+            "stalls %d, illegal moves %d, crashes %d, failed starts %d, stderr %d bytes); W %d D %d L %d; "
+            "closest call %s; slowest move %.3fs over %d moves%s" % (
+                tc, engine, commit, g["played"], g["runs"], ", ".join(seeds), ", ".join(g["dates"]), g["faults"],
+                g["time"], g["stall"], g["illegal"], g["crash"], g["start"], g["stderr"], g["w"], g["d"], g["l"],
+                "n/a" if g["closest"] is None else "%+d ms" % g["closest"], g["slowest"], g["moves"],
+                "; seeds repeated" if len(seeds) < len(g["seeds"]) else ""), g["faults"]))
+    return out
 
 
 def interpreter_label(engine: str) -> str:
@@ -223,7 +291,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--start-timeout", type=float, default=20.0, metavar="S",
                         help="seconds an engine has to answer uci/isready (default 20)")
     parser.add_argument("--quiet", action="store_true", help="no per-game lines, only faults and summaries")
+    parser.add_argument("--tally", metavar="FILE",
+                        help="play nothing: add up FILE's summary lines per time control, engine and commit")
     args = parser.parse_args(argv)
+    if args.tally:
+        try:
+            with open(args.tally, encoding="utf-8") as handle:
+                totals = tally(handle.read().splitlines())
+        except OSError as exc:
+            parser.error(str(exc))
+        for line, _ in totals:
+            print(line)
+        if not totals:
+            print("no summary lines in %s" % args.tally)
+        return 1 if not totals or any(faults for _, faults in totals) else 0
     if args.games < 1 or args.concurrency < 1:
         parser.error("--games and --concurrency must be at least 1")
     tcs = args.tc or DEFAULT_TCS
@@ -239,6 +320,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (OSError, ValueError) as exc:
         parser.error(str(exc))
     engine_label = interpreter_label(args.engine)
+    commit = commit_label()
     worst = 0
     for text in tcs:
         load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
@@ -253,7 +335,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("engine stderr (first lines):")
             for line in result.stderr.splitlines()[:10]:
                 print("  " + line)
-        line = summary_line(result, engine_label, (load_before, load_after))
+        line = summary_line(result, engine_label, (load_before, load_after), args.seed, commit)
         print(line, flush=True)
         if args.summary:
             with open(args.summary, "a", encoding="utf-8") as handle:

@@ -86,6 +86,51 @@ def test_clock_replay_finds_the_closest_call(tmp_path):
     assert soak.read_margins(str(pgn), soak.parse_tc("0.5+0.1"), margin=0.5).overruns == {}
 
 
+OLD_LINE = ("soak 2026-11-23: tc 1+0.01, 40/40 games, faults 3 (time losses 3, stalls 0, illegal moves 0, crashes 0, "
+            "failed starts 0, stderr 0 bytes); W 16 D 8 L 16; closest call -370 ms (game 31 ply 42); slowest move "
+            "0.518s over 4779 moves; 117s; load 5.03 -> 4.87; CPython 3.11.7 -m protocol")
+
+
+def summary(tc, games, seed, commit, faults=0, closest=0.05, slowest=0.2):
+    result = soak.SoakResult(tc, games, soak.Tally(), {name: 0 for name in soak.FAULT_NAMES},
+                             soak.Margins(closest=closest, closest_at="game 1 ply 9", slowest=slowest, moves=100),
+                             "", 60.0, 0)
+    result.tally.wins, result.tally.draws, result.tally.losses = games - 1, 1, 0
+    result.faults["stall"] = faults
+    return soak.summary_line(result, "CPython 3.11.7 -m protocol", (0.1, 0.2), seed, commit)
+
+
+def test_tally_adds_up_parts_of_a_soak_per_time_control_and_commit(tmp_path, capsys):
+    lines = [summary("10+0.1", 200, 1, "abc1234", closest=0.08), "some other line",
+             summary("10+0.1", 300, 2, "abc1234", closest=0.03, slowest=1.5), summary("1+0.01", 100, 1, "abc1234"),
+             summary("10+0.1", 50, 1, "def5678", faults=1), OLD_LINE]
+    assert soak.SUMMARY.match(lines[0])["commit"] == "abc1234" and soak.SUMMARY.match(OLD_LINE)["commit"] is None
+    totals = soak.tally(lines)
+    assert [faults for _, faults in totals] == [0, 0, 1, 3]
+    first = totals[0][0]
+    assert first.startswith("soak total: tc 10+0.1, CPython 3.11.7 -m protocol, commit abc1234: 500 games in 2 runs")
+    assert "faults 0 (" in first and "W 498 D 2 L 0" in first and "closest call +30 ms" in first
+    assert "slowest move 1.500s over 200 moves" in first and "seeds repeated" not in first
+    assert "commit ?: 40 games" in totals[3][0] and "time losses 3" in totals[3][0]
+    repeated = soak.tally([lines[0], lines[0]])[0][0]
+    assert "400 games in 2 runs" in repeated and repeated.endswith("; seeds repeated")
+    # The command line: exit status 0 only when every group is free of faults.
+    path = tmp_path / "soak.txt"
+    path.write_text("\n".join(lines[:4]) + "\n")
+    assert soak.main(["--tally", str(path)]) == 0
+    assert capsys.readouterr().out.count("soak total: ") == 2
+    path.write_text("\n".join(lines) + "\n")
+    assert soak.main(["--tally", str(path)]) == 1
+    path.write_text("nothing\n")
+    assert soak.main(["--tally", str(path)]) == 1 and "no summary lines" in capsys.readouterr().out
+
+
+def test_summary_lines_name_the_commit_that_played():
+    label = soak.commit_label()
+    assert label == "?" or re.fullmatch(r"[0-9a-f]{4,40}(\+dirty)?", label)
+    assert soak.commit_label("/") == "?"  # not a git checkout
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_memwatch_short_go_infinite(capsys):
     # Two seconds check the budget (Hash + base), the RSS sampling and a clean quit. Growth
