@@ -129,10 +129,13 @@ class CalibrationPoint:
 
 
 CALIBRATION: Tuple[CalibrationPoint, ...] = (
-    CalibrationPoint(level=1000, opponent=1350, games=40, elo=1280, error=102),
-    CalibrationPoint(level=1400, opponent=1400, games=40, elo=1417, error=117),
+    CalibrationPoint(level=800, opponent=1350, games=40, elo=1109.2, error=127.6),
+    CalibrationPoint(level=1400, opponent=1400, games=40, elo=1426.1, error=118.8),
+    CalibrationPoint(level=1700, opponent=1600, games=40, elo=1573.9, error=100.4),
+    CalibrationPoint(level=2000, opponent=1800, games=40, elo=1711.3, error=122.0),
 )
-"""The matches behind the ``UCI_Elo`` scale (docs/strength.md has their commands and W/D/L)."""
+"""The matches behind the ``UCI_Elo`` scale, commit 16bd942, 2026-11-24 (docs/strength.md has their
+commands and W/D/L)."""
 
 
 class Calibration:
