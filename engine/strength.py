@@ -35,7 +35,7 @@ from engine.types import MATE_BOUND, Limits, SearchInfo
 
 @dataclass(frozen=True)
 class StrengthModel:
-    """The constants of the strength model (provisional: calibrated by matches)."""
+    """The constants of the strength model, on its scale of levels (``UCI_Elo`` maps onto it through ``CALIBRATION``)."""
 
     min_level: int = 800
     """Weakest level."""
