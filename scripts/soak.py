@@ -218,9 +218,10 @@ SUMMARY = re.compile(
     r"\(time losses (?P<time>\d+), stalls (?P<stall>\d+), illegal moves (?P<illegal>\d+), "
     r"crashes (?P<crash>\d+), failed starts (?P<start>\d+), stderr (?P<stderr>\d+) bytes\); "
     r"W (?P<w>\d+) D (?P<d>\d+) L (?P<l>\d+); closest call (?P<closest>[-+]\d+ ms|n/a)[^;]*; "
-    r"slowest move (?P<slowest>[\d.]+)s over (?P<moves>\d+) moves; [^;]*; load [^;]*; (?P<engine>[^;]+)"
+    r"slowest move (?P<slowest>[\d.]+)s over (?P<moves>\d+) moves; [^;]*; load [^;]*; (?P<engine>.+?)"
     r"(?:; seed (?P<seed>\d+))?(?:; commit (?P<commit>\S+))?$")
-"""A summary line (lines written before seeds and commits were recorded have neither)."""
+"""A summary line (lines written before seeds and commits were recorded have neither). The
+engine label may hold ``;`` (``sh -c '...; exec ...'``), so it is matched lazily up to the end."""
 
 _COUNTS = ("played", "faults", "time", "stall", "illegal", "crash", "start", "stderr", "w", "d", "l", "moves")
 

@@ -15,8 +15,6 @@ import memwatch  # noqa: E402
 import soak  # noqa: E402
 
 FAKE = os.path.join(ROOT, "tests", "fake_engines", "fake_uci.py")
-SUMMARY = re.compile(r"^soak \S+: tc (\S+), (\d+)/(\d+) games, faults (\d+) \(time losses (\d+), stalls (\d+), "
-                     r"illegal moves (\d+), crashes (\d+), failed starts (\d+), stderr (\d+) bytes\)")
 
 
 def fake(*args: str) -> str:
@@ -29,10 +27,10 @@ def run_soak(capsys, engine: str, tc: str, games: int = 2):
     out = capsys.readouterr().out
     summary = [line for line in out.splitlines() if line.startswith("soak ")]
     assert len(summary) == 1, out
-    match = SUMMARY.match(summary[0])
+    match = soak.SUMMARY.match(summary[0])  # the parser --tally uses
     assert match, summary[0]
     names = ["tc", "played", "games", "faults", "time", "stall", "illegal", "crash", "start", "stderr"]
-    counts = dict(zip(names, match.groups()))
+    counts = {name: match[name] for name in names}
     return code, {name: (value if name == "tc" else int(value)) for name, value in counts.items()}, out
 
 
@@ -51,8 +49,8 @@ def test_soak_counts_a_stall_and_writes_the_summary_file(capsys, tmp_path):
     out = capsys.readouterr().out
     assert code == 1, out
     line = summary.read_text().strip()
-    counts = SUMMARY.match(line)
-    assert counts and counts.group(6) == "1" and counts.group(4) == "1", line  # one stall, nothing else
+    counts = soak.SUMMARY.match(line)
+    assert counts and counts["stall"] == "1" and counts["faults"] == "1", line  # one stall, nothing else
     assert "fault: game 1: " in out and "(stall)" in out
 
 
