@@ -361,9 +361,13 @@ def test_ctrl_c_stops_cleanly_with_whole_lines(repo_root, tmp_path, jobs):
     epd = tmp_path / "many.epd"
     epd.write_text("\n".join(["r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"] * 5
                              + ["r3k2r/pp1nbppp/2p1pn2/q7/3P4/2N1PN2/PPQ1BPPP/R3K2R b KQkq - 0 10"] * 40) + "\n")
+    # A terminal's Ctrl-C reaches a process whose SIGINT is live; a shell without job control
+    # starts background jobs with SIGINT ignored and the child inherits that (Python then
+    # installs no KeyboardInterrupt handler), so give the child the terminal's default.
     process = subprocess.Popen(command() + ["--depth", "7", "--jobs", jobs, str(epd)], cwd=repo_root,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
-                               start_new_session=True)
+                               start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # Unbuffered, so communicate() below (which reads the pipe itself) misses nothing.
         first = process.stdout.readline().decode()  # output has started: the run is well under way
