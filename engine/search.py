@@ -151,6 +151,10 @@ class Searcher:
         self.pv: List[List[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
 
         self.board, self.keys, root_state = self._prepare(board)
+        self._root_index = len(self.keys) - 1
+        """Index of the root position in ``keys``."""
+        self._repetition_floor = 0
+        """Repetitions are looked for at this index of ``keys`` and later (see ``do_null``)."""
         root_moves = self._root_moves(limits, root_state[0])
         if self.tablebases is not None and root_moves:
             root_moves = self._tablebase_root(root_moves)
@@ -294,13 +298,11 @@ class Searcher:
             keys.append(child[0])
             gives_check = board.is_check()
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
-            pv_table[1] = []
             if index == 0:
                 score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True, gives_check)
             else:
                 score = -self._negamax(new_depth, -alpha - 1, -alpha, 1, *child, True, gives_check)
                 if alpha < score < beta:
-                    pv_table[1] = []
                     score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True, gives_check)
             undo_move(board)
             keys.pop()
@@ -376,13 +378,20 @@ class Searcher:
     # -- the tree -------------------------------------------------------------------------------
 
     def _is_repetition(self, key: int, halfmove_clock: int) -> bool:
-        """True if ``key`` occurred earlier with the same side to move since the last irreversible move."""
+        """True if ``key`` is a draw by repetition here, as Stockfish judges it: it occurred
+        earlier inside the search (after the root), or twice before the root (a threefold
+        repetition with the game). Only positions since the last irreversible move and since
+        the last null move count: a null move is no move of the game."""
         keys = self.keys
         last = len(keys) - 1
-        stop = max(-1, last - halfmove_clock - 1)
+        stop = max(self._repetition_floor, last - halfmove_clock) - 1
+        root = self._root_index
+        seen_before_root = False
         for i in range(last - 4, stop, -2):
             if keys[i] == key:
-                return True
+                if i > root or seen_before_root:
+                    return True
+                seen_before_root = True
         return False
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int,
@@ -390,17 +399,14 @@ class Searcher:
         """Fail-soft principal variation search; scores from the side to move. ``in_check``:
         whether the side to move is in check (the parent knows it already: it looked for
         the check extension, so the child does not ask python-chess again)."""
-        if depth <= 0:
-            return self._qsearch(alpha, beta, ply, mg, eg, phase, in_check)
-        self.nodes += 1
-        if self.nodes >= self._next_check:
-            self._check()
-        if ply > self.seldepth:
-            self.seldepth = ply
+        # This node's line starts empty: a return before the move loop (draw, TT, tablebase,
+        # quiescence) leaves no line of an earlier sibling here for the parent to adopt.
+        pv_table = self.pv
+        pv_table[ply] = []
         board = self.board
-        pv_node = beta - alpha > 1
 
-        # Step 1. Draws by the fifty-move rule, repetition, insufficient material.
+        # Step 1. Draws by the fifty-move rule, repetition, insufficient material (also at the
+        # horizon: the quiescence search below never sees a repetition).
         hmc = board.halfmove_clock
         if hmc >= 100 and (not in_check or any(board.generate_legal_moves())):
             return DRAW
@@ -408,6 +414,14 @@ class Searcher:
             return DRAW
         if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
             return DRAW
+        if depth <= 0:
+            return self._qsearch(alpha, beta, ply, mg, eg, phase, in_check)
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._check()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        pv_node = beta - alpha > 1
         if ply >= MAX_PLY:
             return blend(board, mg, eg, phase)
 
@@ -452,19 +466,22 @@ class Searcher:
                     and board.occupied_co[board.turn] & ~(board.pawns | board.kings):
                 reduction = 3 + depth // 4
                 null_key = do_null(board, key)
-                self.keys.append(null_key)
+                keys = self.keys
+                keys.append(null_key)
+                floor = self._repetition_floor
+                self._repetition_floor = len(keys) - 1  # no repetition reaches across the pass
                 # After a null move the opponent cannot be in check (we were not).
                 score = -self._negamax(depth - 1 - reduction, -beta, -beta + 1, ply + 1,
                                        null_key, mg, eg, phase, False, False)
+                self._repetition_floor = floor
                 undo_move(board)
-                self.keys.pop()
+                keys.pop()
                 if score >= beta:
                     return beta if score >= MATE_BOUND else score
 
         # Step 6. The move loop: PVS with late move reductions. (Futility and late move pruning
         # of quiet moves were removed: without them Pruner scored +79.5 +- 50 Elo at 5+0.05, 120 games.)
         keys = self.keys
-        pv_table = self.pv
         history = self.history
         killers = self.killers[ply]
         best = -INF
@@ -477,8 +494,6 @@ class Searcher:
             keys.append(child[0])
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
             if searched == 0:
-                if pv_node:
-                    pv_table[ply + 1] = []
                 score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True, gives_check)
             else:
                 reduction = 0
@@ -492,7 +507,6 @@ class Searcher:
                 if reduction and score > alpha:
                     score = -self._negamax(new_depth, -alpha - 1, -alpha, ply + 1, *child, True, gives_check)
                 if pv_node and alpha < score < beta:
-                    pv_table[ply + 1] = []
                     score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True, gives_check)
             undo_move(board)
             keys.pop()
@@ -552,6 +566,13 @@ class Searcher:
             return blend(board, mg, eg, phase)
         if in_check is None:
             in_check = board.is_check()
+        # Draws the captures below can reach: bare kings and minor pieces (no repetition
+        # can arise, every move here but an evasion is irreversible), the fifty-move rule
+        # when evasions use up the counter.
+        if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
+            return DRAW
+        if board.halfmove_clock >= 100 and (not in_check or any(board.generate_legal_moves())):
+            return DRAW
         if in_check:
             best = -INF
             moves = board.generate_legal_moves()

@@ -60,19 +60,74 @@ def test_stalemate_trap_is_scored_as_draw():
     assert result.score == 0
 
 
-def test_repetition_is_scored_as_draw():
-    # 1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6: 4.Ng1 repeats the position after 2.Ng1 (score 0), while the
-    # static evaluation of that position is not 0 (tempo), so a non-draw score would show.
+def _played(*ucis: str) -> chess.Board:
     board = chess.Board()
-    for uci in ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6"]:
+    for uci in ucis:
         board.push_uci(uci)
-    back = chess.Move.from_uci("f3g1")
+    return board
+
+
+KNIGHTS_OUT_AND_BACK = ["g1f3", "g8f6", "f3g1", "f6g8"]
+
+
+def test_threefold_repetition_with_the_game_is_a_draw():
+    # After 1.Nf3 Nf6 2.Ng1 Ng8 3.Nf3 Nf6 4.Ng1, 4...Ng8 makes the start position a third
+    # time: a draw, while the static evaluation there is not 0 (tempo).
+    board = _played(*KNIGHTS_OUT_AND_BACK, "g1f3", "g8f6", "f3g1")
+    back = chess.Move.from_uci("f6g8")
     result = Searcher().search(board, Limits(depth=4, searchmoves=[back]))
     assert result.best_move == back
     assert result.score == 0
     # Without the history the same move is not a draw.
     fresh = chess.Board(board.fen())
     assert Searcher().search(fresh, Limits(depth=4, searchmoves=[back])).score != 0
+    # At the horizon too: at depth 1 the position after the move goes to the quiescence
+    # search, which must not score a drawn position by its material.
+    assert Searcher().search(board, Limits(depth=1, searchmoves=[back])).score == 0
+
+
+def test_quiescence_sees_captures_into_insufficient_material():
+    # Nxc2 wins the rook but leaves a bare knight: a draw, not a knight up.
+    board = chess.Board("7k/8/8/8/8/8/2r5/K3N3 w - - 0 1")
+    assert Searcher().quiescence_score(board) == 0
+
+
+def test_one_earlier_occurrence_in_the_game_is_not_yet_a_draw():
+    # 3...Nf6 4.Ng1 makes the position after 2.Ng1 a second time only: the opponent need not
+    # repeat again (Stockfish's rule). At depth 1 the score is the evaluation, not 0.
+    board = _played(*KNIGHTS_OUT_AND_BACK, "g1f3", "g8f6")
+    back = chess.Move.from_uci("f3g1")
+    once = Searcher().search(board, Limits(depth=1, searchmoves=[back])).score
+    fresh = Searcher().search(chess.Board(board.fen()), Limits(depth=1, searchmoves=[back])).score
+    assert once == fresh != 0
+
+
+def test_repetition_rule_inside_and_before_the_search():
+    # The rule on the key history (index = ply since the game's last irreversible move):
+    # once after the root is a draw; the root itself once is not; twice before the root is.
+    searcher = Searcher()
+    searcher.search(chess.Board(), Limits(depth=1))  # sets the search state the rule reads
+    keys = searcher.keys
+    keys[:] = [11, 12, 13, 14, 11]
+    searcher._root_index = 0
+    assert not searcher._is_repetition(11, 10)
+    keys[:] = [10, 11, 12, 13, 14, 11]  # 11 first seen after the root (index 0 is the root)
+    assert searcher._is_repetition(11, 10)
+    keys[:] = [11, 12, 13, 14, 11, 12, 13, 14, 11]
+    searcher._root_index = 8  # twice before the root: threefold
+    assert searcher._is_repetition(11, 10)
+
+
+def test_no_repetition_across_a_null_move():
+    # A null move is no move of the game: a position before it is not repeated after it.
+    searcher = Searcher()
+    searcher.search(chess.Board(), Limits(depth=1))
+    searcher.keys[:] = [19, 20, 21, 22, 23, 24, 25, 26, 21]
+    searcher._root_index = 0
+    assert searcher._is_repetition(21, 20)
+    searcher._repetition_floor = 5  # the null move made the position at index 5
+    assert not searcher._is_repetition(21, 20)
+    searcher._repetition_floor = 0
 
 
 def test_fifty_move_rule_is_a_draw():
