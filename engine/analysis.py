@@ -20,7 +20,7 @@ import chess
 import chess.engine
 
 from engine.search import SearchParams, Searcher
-from engine.types import Limits, SearchInfo, SearchResult, mate_in_moves
+from engine.types import Limits, SearchInfo, SearchResult, mate_in_moves, shown_cp
 
 DEFAULT_DEPTH = 7
 """Depth used when no limit is given: about 1 s per middlegame position on CPython 3.11
@@ -30,10 +30,11 @@ MoveLike = Union[chess.Move, str]
 
 
 def pov_score(score: int, turn: chess.Color) -> chess.engine.PovScore:
-    """The engine's mate-encoded score (from the side to move ``turn``) as a python-chess PovScore."""
+    """The engine's mate-encoded score (from the side to move ``turn``) as a python-chess PovScore
+    (a tablebase win ``d`` half-moves away reads ``Cp(20000 - d)``, as GUIs are shown it)."""
     mate = mate_in_moves(score)
     if mate is None:
-        return chess.engine.PovScore(chess.engine.Cp(score), turn)
+        return chess.engine.PovScore(chess.engine.Cp(shown_cp(score)), turn)
     if mate == 0:  # only at a mated root, which the search never reports; kept for completeness
         return chess.engine.PovScore(chess.engine.Mate(0) if score < 0 else chess.engine.MateGiven, turn)
     return chess.engine.PovScore(chess.engine.Mate(mate), turn)
@@ -248,6 +249,9 @@ class Analyser:
                 on_info(_line(board, info))
 
         result: SearchResult = self.searcher.search(board, limits, on_info=callback, stop=stop, multipv=multipv)
+        if result.error is not None:  # a partial answer would pass for the full one: refuse it
+            raise RuntimeError("search failed at depth %d in %s: %s" % (result.depth + 1, fen, result.error)) \
+                from result.error
         lines = [_line(board, info) for info in result.lines]
         best = result.best_move
         return Analysis(fen=fen, turn=board.turn, best_move=best,

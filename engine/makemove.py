@@ -33,6 +33,9 @@ EP_KEYS = [_rng.getrandbits(63) for _ in range(8)]
 """One key per en-passant file."""
 TURN_KEY = _rng.getrandbits(63)
 """XORed in when White is to move."""
+FIFTY_KEYS = [_rng.getrandbits(63) for _ in range(12)]
+"""Transposition-table keys only: one per band of 8 half-moves of the fifty-move counter from
+14 on (``engine.tt.tt_key``), so a result is not re-used where the counter changes it."""
 
 BB_SQUARES = chess.BB_SQUARES
 _PAWN_ATTACKS = chess.BB_PAWN_ATTACKS

@@ -11,7 +11,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import chess
 
@@ -19,9 +19,10 @@ from engine import timeman
 from engine.evaluate import blend
 from engine.makemove import do_move, do_null, initial_state, undo_move
 from engine.movepick import PIECE_VALUE, history_index, loses_material, move_code, ordered_moves, tactical_moves
-from engine.tablebase import Tablebases
-from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
-from engine.types import DRAW, INF, MATE, MATE_BOUND, MAX_PLY, Limits, SearchInfo, SearchResult, mate_in_moves
+from engine.tablebase import Tablebases, rank_score
+from engine.tt import EXACT, FIFTY_FREE, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt, tt_key
+from engine.types import (DRAW, INF, MATE, MATE_BOUND, MAX_PLY, TB_BOUND, Limits, SearchInfo, SearchResult,
+                          mate_in_moves)
 
 CHECK_INTERVAL = 128
 """Nodes between checks of the stop flag and the clock (about 5-10 ms on CPython)."""
@@ -155,18 +156,26 @@ class Searcher:
         """Index of the root position in ``keys``."""
         self._repetition_floor = 0
         """Repetitions are looked for at this index of ``keys`` and later (see ``do_null``)."""
-        root_moves = self._root_moves(limits, root_state[0])
+        self._tb_rank: Optional[Dict[int, int]] = None
+        """Tablebase rank of each root move by ``move_code`` when the root is in the tables."""
+        root_moves = self._root_moves(limits, root_state)
         if self.tablebases is not None and root_moves:
-            root_moves = self._tablebase_root(root_moves)
+            root_moves = self._tablebase_root(root_moves, root_state)
         if not root_moves:
             return SearchResult(None, time_ms=self._elapsed_ms())
 
         multipv = max(1, min(multipv, len(root_moves)))
         max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
+        # Until depth 1 completes, the best guess is the best-ordered root move (hash move,
+        # tablebase rank, captures), never just the first legal move.
         result = SearchResult(root_moves[0])
         previous_score = 0
+        depth = 0
+        self._partial = None
         try:
             for depth in range(1, max_depth + 1):
+                self._partial: Optional[Tuple[int, List[chess.Move], str]] = None
+                """The best root line of the running iteration so far: (score, pv, bound)."""
                 lines = self._iterate(depth, root_moves, root_state, multipv, previous_score)
                 # Time use grows when the best move just changed or the score fell.
                 instability = 1.0
@@ -175,6 +184,7 @@ class Searcher:
                 if depth > 1 and lines[0].score < previous_score - 30:
                     instability += 0.3
                 previous_score = lines[0].score
+                self._show_tablebase_scores(lines)
                 result = self._result(lines, root_state)
                 if on_info is not None:
                     for line in lines:
@@ -182,7 +192,9 @@ class Searcher:
                 if self._should_stop(limits, lines[0].score, len(root_moves), instability):
                     break
         except SearchAborted:
-            pass
+            result = self._interrupted(result, depth, previous_score, multipv, root_state)
+        except Exception as exc:  # a bug or a resource failing mid-search: keep what completed
+            result.error = exc
         result.nodes = self.nodes
         result.time_ms = self._elapsed_ms()
         return result
@@ -221,9 +233,9 @@ class Searcher:
             keys.append(state[0])
         return work, keys, state
 
-    def _root_moves(self, limits: Limits, root_key: int) -> List[chess.Move]:
+    def _root_moves(self, limits: Limits, root_state) -> List[chess.Move]:
         """Legal root moves (restricted by ``searchmoves``), hash move and captures first."""
-        entry = self.tt.probe(root_key)
+        entry = self.tt.probe(tt_key(root_state[0], self.board.halfmove_clock))
         ordered = [m for m, _ in ordered_moves(self.board, entry[1] if entry else None, self.killers[0], self.history)]
         if limits.searchmoves:
             wanted = {move_code(m) for m in limits.searchmoves}
@@ -231,50 +243,86 @@ class Searcher:
             ordered = restricted or ordered
         return ordered
 
-    def _tablebase_root(self, moves: List[chess.Move]) -> List[chess.Move]:
-        """Root in the tables: keep the moves that preserve the best WDL, in DTZ order (fastest
-        zeroing win first), so the search only chooses among them and the win makes progress."""
+    def _tablebase_root(self, moves: List[chess.Move], root_state) -> List[chess.Move]:
+        """Root in the tables: the moves in tablebase rank order (DTZ with the fifty-move
+        counter and repetitions, as Stockfish ranks them); each line is then searched among
+        the moves of one rank only, so the best line always keeps the best result and a win
+        makes progress. Outside the tables, or with a table missing, ``moves`` as they are."""
         tablebases = self.tablebases
         board = self.board
         if not tablebases.covers(board):
             return moves
-        ranked = tablebases.root_moves(board)
-        if not ranked:
+        keys = self.keys
+
+        def is_draw_after(move: chess.Move) -> bool:
+            child_key = do_move(board, move, *root_state)[0]
+            fifty = board.halfmove_clock >= 100 and not board.is_checkmate()
+            undo_move(board)
+            return fifty or keys.count(child_key) >= 2  # a third occurrence
+
+        repeated = len(set(keys)) < len(keys)  # since the last capture or pawn move
+        ranked = tablebases.rank_root_moves(board, moves, repeated, is_draw_after)
+        if ranked is None:
             return moves
         self.tbhits += len(ranked)
-        best_wdl = ranked[0][1]
-        rank = {move_code(move): index for index, (move, wdl, _) in enumerate(ranked) if wdl == best_wdl}
-        kept = sorted((m for m in moves if move_code(m) in rank), key=lambda m: rank[move_code(m)])
-        return kept or moves
+        self._tb_rank = {move_code(move): rank for move, rank in ranked}
+        return [move for move, _ in ranked]
+
+    def _rank_group_end(self, moves: List[chess.Move], index: int) -> int:
+        """End of the run of moves from ``index`` that share its tablebase rank (all of them
+        when the root is not in the tables)."""
+        ranks = self._tb_rank
+        if ranks is None:
+            return len(moves)
+        rank = ranks[move_code(moves[index])]
+        end = index + 1
+        while end < len(moves) and ranks[move_code(moves[end])] == rank:
+            end += 1
+        return end
+
+    def _show_tablebase_scores(self, lines: List[SearchInfo]) -> None:
+        """Root in the tables: report each line with its tablebase score (win, cursed win,
+        draw, ...) unless the search proved a mate, as Stockfish does."""
+        ranks = self._tb_rank
+        if ranks is None:
+            return
+        for line in lines:
+            if abs(line.score) < MATE_BOUND:
+                line.score = rank_score(ranks[move_code(line.pv[0])])
 
     def _iterate(self, depth: int, root_moves: List[chess.Move], state, multipv: int,
                  previous_score: int) -> List[SearchInfo]:
         """One iteration: ``multipv`` root searches, each excluding the moves of better lines."""
         lines = []
         for index in range(multipv):
-            candidates = root_moves[index:]
+            candidates = root_moves[index:self._rank_group_end(root_moves, index)]
             score, pv = self._aspiration(depth, candidates, state,
-                                         previous_score if index == 0 else None)
+                                         previous_score if index == 0 else None, index == 0)
             # Keep the root list ordered: this line's move goes to its rank.
             root_moves.remove(pv[0])
             root_moves.insert(index, pv[0])
             lines.append(SearchInfo(depth=depth, seldepth=self.seldepth, score=score, nodes=self.nodes,
                                     time_ms=self._elapsed_ms(), pv=pv, multipv=index + 1,
                                     hashfull=self.tt.hashfull(), tbhits=self.tbhits))
-        lines.sort(key=lambda line: -line.score)
+        ranks = self._tb_rank
+        if ranks is None:
+            lines.sort(key=lambda line: -line.score)
+        else:  # a better tablebase rank first, whatever the search thinks of the position
+            lines.sort(key=lambda line: (-ranks[move_code(line.pv[0])], -line.score))
         for rank, line in enumerate(lines, 1):
             line.multipv = rank
         return lines
 
-    def _aspiration(self, depth: int, moves: List[chess.Move], state, guess: Optional[int]):
-        """Aspiration windows: search a narrow window around the last score, widen on failure."""
+    def _aspiration(self, depth: int, moves: List[chess.Move], state, guess: Optional[int], track: bool = False):
+        """Aspiration windows: search a narrow window around the last score, widen on failure.
+        ``track``: keep the best line so far in ``_partial`` (the first MultiPV line)."""
         params = self.params
         if not params.pruning or guess is None or depth < params.aspiration_depth or abs(guess) >= MATE_BOUND:
-            return self._search_root(depth, -INF, INF, moves, state)
+            return self._search_root(depth, -INF, INF, moves, state, track)
         delta = params.aspiration_delta
         alpha, beta = max(-INF, guess - delta), min(INF, guess + delta)
         while True:
-            score, pv = self._search_root(depth, alpha, beta, moves, state)
+            score, pv = self._search_root(depth, alpha, beta, moves, state, track)
             if score <= alpha:
                 alpha = max(-INF, score - delta)
             elif score >= beta:
@@ -285,8 +333,10 @@ class Searcher:
             if delta > 1000:
                 alpha, beta = -INF, INF
 
-    def _search_root(self, depth: int, alpha: int, beta: int, moves: List[chess.Move], state):
-        """PVS over the root moves; returns (score, pv). The first move gets the full window."""
+    def _search_root(self, depth: int, alpha: int, beta: int, moves: List[chess.Move], state,
+                     track: bool = False):
+        """PVS over the root moves; returns (score, pv). The first move gets the full window.
+        ``track``: each new best line goes to ``_partial`` as soon as it is found."""
         board = self.board
         keys = self.keys
         pv_table = self.pv
@@ -309,12 +359,14 @@ class Searcher:
             if score > best:
                 best = score
                 if score > alpha:
-                    alpha = score
                     best_pv = [move] + pv_table[1]
+                    if track:
+                        self._partial = (score, best_pv, "lower" if score >= beta else "exact")
+                    alpha = score
                     if alpha >= beta:
                         break
         bound = LOWER if best >= beta else (EXACT if best > original_alpha else UPPER)
-        self.tt.store(state[0], best_pv[0], score_to_tt(best, 0), depth, bound)
+        self.tt.store(tt_key(state[0], board.halfmove_clock), best_pv[0], score_to_tt(best, 0), depth, bound)
         return best, best_pv
 
     def _result(self, lines: List[SearchInfo], root_state) -> SearchResult:
@@ -324,11 +376,28 @@ class Searcher:
         if ponder is None:
             board = self.board
             child = do_move(board, pv[0], *root_state)
-            entry = self.tt.probe(child[0])
+            entry = self.tt.probe(tt_key(child[0], board.halfmove_clock))
             if entry is not None and entry[1] is not None and board.is_legal(entry[1]):
                 ponder = entry[1]
             undo_move(board)
         return SearchResult(pv[0], ponder, lines, self.nodes, self._elapsed_ms())
+
+    def _interrupted(self, result: SearchResult, depth: int, previous_score: int, multipv: int,
+                     root_state) -> SearchResult:
+        """The search stopped inside iteration ``depth``: play what it already found there when
+        it is a new best move scoring better than the last completed iteration (or when no
+        iteration completed), as most engines do; otherwise the last completed iteration."""
+        partial = self._partial
+        if partial is None or multipv != 1:
+            return result
+        score, pv, bound = partial
+        if result.lines and (pv[0] == result.best_move or score <= previous_score):
+            return result
+        line = SearchInfo(depth=depth, seldepth=self.seldepth, score=score, nodes=self.nodes,
+                          time_ms=self._elapsed_ms(), pv=pv, bound=bound, hashfull=self.tt.hashfull(),
+                          tbhits=self.tbhits)
+        self._show_tablebase_scores([line])
+        return self._result([line], root_state)
 
     def _should_stop(self, limits: Limits, score: int, n_root_moves: int, instability: float) -> bool:
         """Soft limits, checked between iterations; ``instability`` (>= 1) stretches the budget."""
@@ -339,8 +408,8 @@ class Searcher:
         self._poll_ponderhit()
         if limits.infinite or self._pondering:
             return False
-        if self._soft is None:
-            return False
+        if self._soft is None or limits.movetime is not None:
+            return False  # movetime: the whole time is used, as Stockfish does (the hard limit ends it)
         if n_root_moves == 1:
             return True  # a forced move needs no thinking
         elapsed = (time.monotonic() - self._tm_start) * 1000
@@ -432,7 +501,7 @@ class Searcher:
             if wdl is not None:
                 self.tbhits += 1
                 score = self.tablebases.wdl_score(wdl, ply)
-                self.tt.store(key, None, score_to_tt(score, ply), MAX_PLY, EXACT)
+                self.tt.store(key, None, score_to_tt(score, ply), MAX_PLY, EXACT)  # hmc 0: key is its table key
                 return score
 
         # Step 2. Mate distance pruning: no line here can beat a mate already found nearer the root.
@@ -442,7 +511,8 @@ class Searcher:
             return alpha
 
         # Step 3. Transposition table cutoff (never at PV nodes, which keeps PVs whole).
-        entry = self.tt.probe(key)
+        table_key = key if hmc < FIFTY_FREE else tt_key(key, hmc)
+        entry = self.tt.probe(table_key)
         tt_move = None
         if entry is not None:
             tt_move = entry[1]
@@ -477,7 +547,7 @@ class Searcher:
                 undo_move(board)
                 keys.pop()
                 if score >= beta:
-                    return beta if score >= MATE_BOUND else score
+                    return beta if score >= TB_BOUND else score  # an unproven mate or TB win
 
         # Step 6. The move loop: PVS with late move reductions. (Futility and late move pruning
         # of quiet moves were removed: without them Pruner scored +79.5 +- 50 Elo at 5+0.05, 120 games.)
@@ -535,7 +605,7 @@ class Searcher:
             bound = EXACT
         else:
             bound = UPPER
-        self.tt.store(key, best_move, score_to_tt(best, ply), depth, bound)
+        self.tt.store(table_key, best_move, score_to_tt(best, ply), depth, bound)
         return best
 
     def _reward_quiet(self, move: chess.Move, tried: List[chess.Move], depth: int,

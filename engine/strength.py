@@ -85,9 +85,11 @@ class StrengthLimit:
         """Number of lines to search (the caller searches at least this many)."""
 
     def limits_for(self, limits: Limits) -> Limits:
-        """``limits`` with the node budget applied (a smaller node limit already there stands)."""
+        """``limits`` with the node budget applied (a smaller node limit already there stands).
+        The budget governs: the clock only caps the search (``Limits.time_cap_only``), so a
+        level plays the same moves at 3+0.05 as at 60+0.6 while its budget fits the clock."""
         nodes = self.nodes if limits.nodes is None else min(limits.nodes, self.nodes)
-        return replace(limits, nodes=nodes)
+        return replace(limits, nodes=nodes, time_cap_only=True)
 
     def choose(self, lines: Sequence[SearchInfo], rng: random.Random) -> Optional[SearchInfo]:
         """One of ``lines`` (a completed iteration, best first), or None when there is none."""

@@ -3,45 +3,98 @@
 WDL values are python-chess's: 2 win, 1 win spoiled by the fifty-move rule, 0 draw,
 -1 loss saved by the fifty-move rule, -2 loss, from the side to move. Inside the search a
 win scores ``TB_WIN - ply`` (below every mate score, above every evaluation); the
-fifty-move-rule results score as draws.
+fifty-move-rule results score as draws. A WDL value holds for a fifty-move counter of zero,
+so the tree probes only right after a capture or pawn move.
+
+At the root the moves are ranked by DTZ with the game's fifty-move counter and repetitions,
+as Stockfish ranks them (``Tablebases::root_probe``): every move that wins within the
+fifty-move budget ranks the same until a position has repeated, then only the fastest
+zeroing wins rank first, so a won ending is converted instead of drawn by the fifty-move rule.
+
+A table file that cannot be read (truncated, wrong size, not a Syzygy file) is left out with
+a message in ``problems``, once; the search goes on without it.
 """
 
-from typing import List, Optional, Tuple
+import os
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import chess
 import chess.syzygy
 
-from engine.types import MATE_BOUND, MAX_PLY
+from engine.types import TB_WIN
 
-TB_WIN = MATE_BOUND - MAX_PLY
-"""Score of a tablebase win at the root (a longer path scores less)."""
+MAX_DTZ = 1 << 18
+"""Rank of a certain win (Stockfish's ``MAX_DTZ``); ranks fall from it as the fifty-move
+budget runs short."""
+
+WIN_RANK = MAX_DTZ - 100
+"""Ranks at or above this win (with the fifty-move rule); below it and above 0 the win is
+spoiled by the rule (a "cursed win")."""
+
+_PROBE_ERRORS = (KeyError, IndexError, ValueError, chess.syzygy.MissingTableError)
+"""What a probe raises when a table it needs is not there: the position is simply not known."""
 
 
 def _popcount(bb: int) -> int:
     return bin(bb).count("1")
 
 
+def rank_score(rank: int) -> int:
+    """The score shown for a root move of ``rank``: a tablebase win or loss, a draw, or for
+    a win or loss the fifty-move rule spoils a few centipawns (1-50, more the nearer the
+    real result), as Stockfish shows them."""
+    if rank >= WIN_RANK:
+        return TB_WIN - 1
+    if rank > 0:
+        return max(3, rank - (MAX_DTZ - 200)) // 2
+    if rank == 0:
+        return 0
+    if rank > -WIN_RANK:
+        return min(-3, rank + (MAX_DTZ - 200)) // 2
+    return -TB_WIN + 1
+
+
+def _dtz_rank(dtz: int, fifty: int, repeated: bool) -> int:
+    """Stockfish's root rank of a move with ``dtz`` plies to zeroing (counted from the root,
+    positive when the mover wins) at fifty-move counter ``fifty``."""
+    if dtz > 0:
+        return MAX_DTZ if dtz + fifty <= 99 and not repeated else MAX_DTZ - (dtz + fifty)
+    if dtz < 0:
+        return -MAX_DTZ if -dtz * 2 + fifty < 100 else -MAX_DTZ + (-dtz + fifty)
+    return 0
+
+
+_DTZ_OF_ZEROING = {2: 1, 1: 101, 0: 0, -1: -101, -2: -1}
+"""DTZ of a move that zeroes the counter itself, by the WDL after it (Stockfish's
+``dtz_before_zeroing``)."""
+
+
 class Tablebases:
     """Probe wrapper around ``chess.syzygy.Tablebase`` (or any object with its probe methods)."""
 
-    def __init__(self, tables, max_pieces: int) -> None:
+    def __init__(self, tables, max_pieces: int, problems: Sequence[str] = ()) -> None:
         self.tables = tables
         self.max_pieces = max_pieces
         """Largest piece count (kings included) of the loaded tables."""
+        self.problems: List[str] = list(problems)
+        """Messages about unreadable tables not yet shown to the user (see ``take_problems``)."""
 
     @classmethod
     def open(cls, path: str) -> "Tablebases":
         """Load every table in the ``os.pathsep``-separated directories of ``path`` (``:`` on
-        Unix, ``;`` on Windows); raises ``OSError`` or ``ValueError`` when nothing loads."""
-        import os
+        Unix, ``;`` on Windows). Each file is opened once: one that cannot be read is left
+        out with a message in ``problems``. Raises ``OSError`` or ``ValueError`` when no
+        table can be used."""
         tables = chess.syzygy.Tablebase()
         loaded = 0
         for directory in filter(None, path.split(os.pathsep)):
             loaded += tables.add_directory(directory)
+        problems = _drop_unreadable(tables)
         names = list(tables.wdl)
         if not loaded or not names:
-            raise ValueError(f"no Syzygy tables found in {path!r}")
-        return cls(tables, max(len(name) - 1 for name in names))  # "KQvK" -> 3 pieces
+            reason = "; ".join(problems) if problems else "no Syzygy tables found"
+            raise ValueError("%s in %r" % (reason, path))
+        return cls(tables, max(len(name) - 1 for name in names), problems)  # "KQvK" -> 3 pieces
 
     def close(self) -> None:
         """Release the table files (when the tables object has a ``close``)."""
@@ -49,15 +102,28 @@ class Tablebases:
         if close is not None:
             close()
 
+    def take_problems(self) -> List[str]:
+        """The messages about unreadable tables found since the last call (each shown once)."""
+        problems, self.problems = self.problems, []
+        return problems
+
     def covers(self, board: chess.Board) -> bool:
         """True when ``board`` is small enough and has no castling rights (tables have none)."""
         return _popcount(board.occupied) <= self.max_pieces and not board.castling_rights
 
+    def _unreadable(self, exc: OSError) -> None:
+        """A probe met a file that cannot be read: leave out every such table, say so once."""
+        found = _drop_unreadable(self.tables) if isinstance(self.tables, chess.syzygy.Tablebase) else []
+        self.problems.extend(found or ["Syzygy table unreadable, left out: %s" % exc])
+
     def wdl(self, board: chess.Board) -> Optional[int]:
-        """WDL of ``board`` from the side to move, or None if a table is missing."""
+        """WDL of ``board`` from the side to move, or None if a table is missing or unreadable."""
         try:
             return self.tables.probe_wdl(board)
-        except (KeyError, chess.syzygy.MissingTableError, IndexError, ValueError):
+        except _PROBE_ERRORS:
+            return None
+        except OSError as exc:
+            self._unreadable(exc)
             return None
 
     def wdl_score(self, wdl: int, ply: int) -> int:
@@ -68,33 +134,61 @@ class Tablebases:
             return -TB_WIN + ply
         return 0
 
-    def root_moves(self, board: chess.Board) -> Optional[List[Tuple[chess.Move, int, int]]]:
-        """Every legal move ranked by (WDL, then DTZ) for the mover: best first.
+    def rank_root_moves(self, board: chess.Board, moves: Sequence[chess.Move], repeated: bool = False,
+                        is_draw_after=None) -> Optional[List[Tuple[chess.Move, int]]]:
+        """``(move, rank)`` for each of ``moves`` (legal in ``board``), best rank first, the
+        order of ``moves`` kept among equal ranks; None when a table is missing.
 
-        Returns ``(move, wdl, dtz)`` triples from the mover's view, or None if any probe fails.
-        A win prefers the fastest zeroing path (smallest DTZ), a loss the slowest.
+        ``repeated``: a position has repeated since the last capture or pawn move (then only
+        the fastest wins rank first). ``is_draw_after(move)``: True when the move draws at
+        once by repetition or the fifty-move rule (the tables do not know the game).
         """
+        fifty = board.halfmove_clock
         ranked = []
-        for move in board.legal_moves:
+        for move in moves:
+            zeroing = board.is_zeroing(move)
+            if is_draw_after is not None and not zeroing and is_draw_after(move):
+                ranked.append((move, 0))
+                continue
             board.push(move)
             try:
                 if board.is_checkmate():
-                    wdl, dtz = 2, 1
+                    dtz = 1
+                elif zeroing:
+                    dtz = _DTZ_OF_ZEROING[-self.tables.probe_wdl(board)]
                 else:
-                    wdl = -self.tables.probe_wdl(board)
                     dtz = -self.tables.probe_dtz(board)
-            except (KeyError, chess.syzygy.MissingTableError, IndexError, ValueError):
+                    dtz = dtz + 1 if dtz > 0 else (dtz - 1 if dtz < 0 else 0)
+            except _PROBE_ERRORS:
+                return None
+            except OSError as exc:
+                self._unreadable(exc)
                 return None
             finally:
                 board.pop()
-            ranked.append((move, wdl, dtz))
-
-        def order(item):
-            _, wdl, dtz = item
-            if wdl > 0:
-                return (wdl, -abs(dtz))
-            if wdl < 0:
-                return (wdl, abs(dtz))
-            return (0, 0)
-        ranked.sort(key=order, reverse=True)
+            ranked.append((move, _dtz_rank(dtz, fifty, repeated)))
+        ranked.sort(key=lambda item: -item[1])  # stable: the caller's order among equals
         return ranked
+
+
+def _drop_unreadable(tables: chess.syzygy.Tablebase) -> List[str]:
+    """Open every table of ``tables`` once and remove those that cannot be read (python-chess
+    checks the size and the magic number when it maps a file); one message per file."""
+    problems = []
+    for registry, init in ((tables.wdl, "init_table_wdl"), (tables.dtz, "init_table_dtz")):
+        seen: Dict[int, str] = {}
+        for key, table in list(registry.items()):
+            if id(table) in seen:
+                if seen[id(table)]:
+                    del registry[key]
+                continue
+            try:
+                getattr(table, init)()
+                seen[id(table)] = ""
+            except (OSError, ValueError, IndexError, KeyError) as exc:
+                seen[id(table)] = str(exc)
+                problems.append("Syzygy table %s left out: %s" % (os.path.basename(table.path), exc))
+                del registry[key]
+            finally:
+                table.close()
+    return problems

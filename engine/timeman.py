@@ -23,7 +23,13 @@ HARD_SHARE = (2, 5)
 
 
 def allocate(limits: Limits, white_to_move: bool, overhead_ms: int = 10) -> Tuple[Optional[int], Optional[int]]:
-    """(soft_ms, hard_ms) for a search, or (None, None) when no clock applies."""
+    """(soft_ms, hard_ms) for a search, or (None, None) when no clock applies; with
+    ``limits.time_cap_only`` the soft limit is None (only the hard limit stands)."""
+    soft, hard = _allocate(limits, white_to_move, overhead_ms)
+    return (None if limits.time_cap_only else soft), hard
+
+
+def _allocate(limits: Limits, white_to_move: bool, overhead_ms: int) -> Tuple[Optional[int], Optional[int]]:
     if limits.movetime is not None:
         budget = max(MIN_TIME_MS, max(0, limits.movetime) - overhead_ms)
         return budget, budget

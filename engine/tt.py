@@ -12,7 +12,8 @@ from typing import Optional, Tuple
 
 import chess
 
-from engine.types import MATE_BOUND
+from engine.makemove import FIFTY_KEYS
+from engine.types import TB_BOUND
 
 EXACT, LOWER, UPPER = 0, 1, 2
 """Bound types of a stored score."""
@@ -30,20 +31,34 @@ collector frees it (a list and its entries, megabytes) only at its next major co
 so resizes in a row held one old table each (RSS +7 MB per 256 MB resize in CI)."""
 
 
+FIFTY_FREE = 14
+"""Below this fifty-move counter a position has one key in the table; from it on, each band of
+8 half-moves has its own (as in Stockfish 17), so a score found with the counter far from 100
+(a tablebase win, a mate) is not re-used where the fifty-move rule may already spoil it."""
+
+
+def tt_key(key: int, halfmove_clock: int) -> int:
+    """The table key of a position with Zobrist ``key`` at ``halfmove_clock``."""
+    if halfmove_clock < FIFTY_FREE:
+        return key
+    return key ^ FIFTY_KEYS[min((halfmove_clock - FIFTY_FREE) >> 3, len(FIFTY_KEYS) - 1)]
+
+
 def score_to_tt(score: int, ply: int) -> int:
-    """Make a mate score relative to the storing node."""
-    if score >= MATE_BOUND:
+    """Make a mate or tablebase score relative to the storing node (distance from there), so
+    that it means the same wherever the position is reached."""
+    if score >= TB_BOUND:
         return score + ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_BOUND:
         return score - ply
     return score
 
 
 def score_from_tt(score: int, ply: int) -> int:
-    """Turn a stored mate score back into distance from the root."""
-    if score >= MATE_BOUND:
+    """Turn a stored mate or tablebase score back into distance from the root."""
+    if score >= TB_BOUND:
         return score - ply
-    if score <= -MATE_BOUND:
+    if score <= -TB_BOUND:
         return score + ply
     return score
 

@@ -22,7 +22,28 @@ MATE_BOUND = MATE - MAX_PLY
 INF = MATE + 1
 """Larger than any score; the initial alpha-beta window is ``(-INF, INF)``."""
 
+TB_WIN = MATE_BOUND - 1
+"""Score of a tablebase win at the root; one found ``ply`` half-moves away scores
+``TB_WIN - ply`` (below every mate score, above every evaluation)."""
+
+TB_BOUND = TB_WIN - MAX_PLY
+"""Scores at or beyond this magnitude (and below ``MATE_BOUND``) are tablebase wins/losses."""
+
+TB_SHOWN = 20000
+"""A tablebase win ``d`` half-moves away is shown to GUIs as ``cp 20000 - d`` (as Stockfish 16
+and later show them): far above any evaluation, clearly not a mate."""
+
 DRAW = 0
+
+
+def shown_cp(score: int) -> int:
+    """The centipawns a GUI is shown for a non-mate ``score``: the score itself, or for a
+    tablebase win or loss ``d`` half-moves away ``+-(TB_SHOWN - d)``."""
+    if score >= TB_BOUND:
+        return TB_SHOWN - (TB_WIN - score)
+    if score <= -TB_BOUND:
+        return -TB_SHOWN + (TB_WIN + score)
+    return score
 
 
 def mate_in_moves(score: int) -> Optional[int]:
@@ -62,6 +83,10 @@ class Limits:
     """Search on the opponent's time; clocks apply only after ``ponderhit``."""
     searchmoves: Optional[List[chess.Move]] = None
     """Restrict the root to these moves."""
+    time_cap_only: bool = False
+    """The clock (or movetime) only caps the search (its hard limit, for safety) and never
+    ends it early: the node limit decides (``UCI_LimitStrength``, so that a level plays the
+    same at every time control while the clock allows)."""
 
     def is_timed(self) -> bool:
         """True when a clock or a movetime bounds the search."""
@@ -118,6 +143,9 @@ class SearchResult:
     """Total nodes searched."""
     time_ms: int = 0
     """Total milliseconds spent."""
+    error: Optional[BaseException] = None
+    """What made the search fail, if it did: the result is then its last completed iteration
+    (or the best-ordered root move when none completed)."""
 
     @property
     def depth(self) -> int:

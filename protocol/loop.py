@@ -232,7 +232,7 @@ class UciLoop:
 
     def _internal(self, exc: BaseException, context: str = "") -> None:
         """A bug, not bad input: traceback to stderr, one ``info string error: internal`` line."""
-        traceback.print_exc(file=sys.stderr)
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
         self.error("internal: %s%s" % (context + ": " if context else "", _describe(exc)))
 
     def _debug(self, message: str) -> None:
@@ -368,6 +368,7 @@ class UciLoop:
         name, text = parse_setoption(command)
         old = self.options.loaded(name) if self.options.lookup(name).load is not None else None
         option = self.options.set(name, text)  # raises OptionError; the old value stands
+        self._report_problems(self.options.loaded(option.name) if option.load is not None else None)
         value = self.options[option.name] if option.kind != "button" else None
         self._debug("option %s = %s" % (option.name, value if option.kind != "button" else "(pressed)"))
         if option.apply is not None:
@@ -377,6 +378,13 @@ class UciLoop:
         if old is not None and hasattr(old, "close"):
             # The replaced book or tables: closed once no search can be using them.
             self._searcher_action("close the old " + option.name, lambda _: old.close(), always=True)
+
+    def _report_problems(self, resource: Any) -> None:
+        """Show once what a loaded resource (the tables) could not use, e.g. an unreadable file."""
+        take = getattr(resource, "take_problems", None)
+        if take is not None:
+            for message in take():
+                self.error(message)
 
     def _ucinewgame(self, command: Command) -> None:
         self._searcher_action("ucinewgame", lambda searcher: searcher.new_game())
@@ -505,6 +513,10 @@ class UciLoop:
                     raise RuntimeError("no searcher")
                 result = searcher.search(search.board, search.limits, stop=search.stop, multipv=multipv,
                                          on_info=partial(self._on_info, search), ponderhit=search.ponderhit)
+                self._report_problems(getattr(searcher, "tablebases", None))
+                if result.error is not None and not search.silent:
+                    # The search failed but answers with its last completed iteration.
+                    self._internal(result.error, "search stopped at depth %d" % result.depth)
                 if search.strength is not None:
                     result = self._weaker_choice(search, result)
                 result = self._legal_result(search, result)

@@ -11,7 +11,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import chess
 
-from engine.types import Limits, SearchInfo
+from engine.types import Limits, SearchInfo, shown_cp
 
 COMMANDS = frozenset([
     "uci", "debug", "isready", "setoption", "register", "ucinewgame", "position", "go", "stop",
@@ -219,8 +219,9 @@ def parse_setoption(command: Command) -> Tuple[str, Optional[str]]:
 # -- output ------------------------------------------------------------------------------------
 
 def format_score(score: int, mate: Optional[int]) -> str:
-    """``cp X`` or ``mate N`` (moves; negative when the side to move is mated)."""
-    return "mate %d" % mate if mate is not None else "cp %d" % score
+    """``cp X`` or ``mate N`` (moves; negative when the side to move is mated); a tablebase
+    win ``d`` half-moves away is ``cp 20000-d`` (``engine.types.shown_cp``)."""
+    return "mate %d" % mate if mate is not None else "cp %d" % shown_cp(score)
 
 
 def format_pv(board: chess.Board, moves: Sequence[chess.Move]) -> List[str]:

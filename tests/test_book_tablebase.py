@@ -7,7 +7,8 @@ import chess
 import pytest
 
 from engine.book import OpeningBook
-from engine.tablebase import TB_WIN, Tablebases
+from engine.tablebase import MAX_DTZ, Tablebases
+from engine.types import TB_WIN
 from polyglot_helpers import write_book
 
 
@@ -63,14 +64,13 @@ def test_tablebase_scores_and_root_ranking():
     assert not tb.covers(chess.Board())
     assert tb.wdl(board) == 2
     assert tb.wdl_score(2, 3) == TB_WIN - 3 and tb.wdl_score(-2, 3) == -TB_WIN + 3 and tb.wdl_score(1, 0) == 0
-    ranked = tb.root_moves(board)
-    moves = {m for m, _, _ in ranked}
-    assert moves == set(board.legal_moves)
-    # The queen must not be given away: every winning move is ranked above the losing ones.
-    wdls = [wdl for _, wdl, _ in ranked]
-    assert wdls == sorted(wdls, reverse=True)
-    best_move, best_wdl, _ = ranked[0]
-    assert best_wdl == 2
+    legal = list(board.legal_moves)
+    ranked = tb.rank_root_moves(board, legal)
+    assert {m for m, _ in ranked} == set(legal)
+    # The queen must not be given away: every winning move is ranked above the drawing ones.
+    ranks = [rank for _, rank in ranked]
+    assert ranks == sorted(ranks, reverse=True)
+    assert ranks[0] == MAX_DTZ
 
 
 # -- the search with tables -------------------------------------------------------------------
@@ -102,7 +102,7 @@ class WinsOnlyFromA1(MockTables):
         return 2 if board.turn == chess.WHITE else -2
 
 
-def test_root_in_the_tables_keeps_only_the_moves_that_keep_the_win():
+def test_root_in_the_tables_plays_only_the_moves_that_keep_the_win():
     from engine.search import Searcher
     from engine.types import Limits
     board = chess.Board("8/8/8/4k3/8/8/8/KQ6 w - - 0 1")
@@ -110,8 +110,10 @@ def test_root_in_the_tables_keeps_only_the_moves_that_keep_the_win():
     searcher.tablebases = Tablebases(WinsOnlyFromA1(), max_pieces=3)
     result = searcher.search(board, Limits(depth=2), multipv=50)
     queen_moves = {m for m in board.legal_moves if m.from_square == chess.B1}
-    assert {line.pv[0] for line in result.lines} == queen_moves  # king moves are not searched
+    # The winning moves come first, whatever the search thinks of the drawing king moves.
+    assert {line.pv[0] for line in result.lines[:len(queen_moves)]} == queen_moves
     assert result.best_move in queen_moves and result.lines[0].tbhits >= len(list(board.legal_moves))
+    assert all(line.score == 0 for line in result.lines[len(queen_moves):])
 
 
 def test_positions_outside_the_tables_search_exactly_as_without_them():

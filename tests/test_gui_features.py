@@ -4,8 +4,10 @@ The real process is driven with pexpect (``tests/test_protocol.py``'s ``Uci`` he
 option plumbing is also tested in-process on the loop, with fake or real searchers.
 """
 
+import os
 import random
 import re
+import shutil
 
 import chess
 import pytest
@@ -177,12 +179,15 @@ def test_book_file_empty_value_unloads_the_book(book_path):
 
 # -- SyzygyPath -------------------------------------------------------------------------------
 
+SYZYGY = os.path.join(os.path.dirname(__file__), "data", "syzygy")
+
+
 def fake_syzygy_dir(tmp_path):
-    """A directory with (empty) KQvK tables: enough for the path to load; probes find nothing."""
+    """A directory with the real KQvK tables only (tests/data/syzygy)."""
     directory = tmp_path / "syzygy"
     directory.mkdir()
     for suffix in (".rtbw", ".rtbz"):
-        (directory / ("KQvK" + suffix)).write_bytes(b"")
+        shutil.copy(os.path.join(SYZYGY, "KQvK" + suffix), str(directory))
     return directory
 
 
@@ -208,7 +213,6 @@ def test_syzygy_path_loads_applies_refuses_and_unloads(tmp_path):
 
 
 def test_syzygy_path_list_separator(tmp_path):
-    import os
     directory = fake_syzygy_dir(tmp_path)
     tables = Tablebases.open(os.pathsep.join([str(directory), str(tmp_path)]))
     assert tables.max_pieces == 3

@@ -173,7 +173,42 @@ def test_stop_before_first_iteration_still_returns_legal_move():
     board = chess.Board(bench.POSITIONS[1])
     result = Searcher().search(board, Limits(infinite=True), stop=stop)
     assert result.best_move in board.legal_moves
-    assert result.lines == []
+    # At most the root moves searched before the first check (128 nodes) of depth 1.
+    assert all(line.depth == 1 and line.pv[0] == result.best_move for line in result.lines)
+
+
+def test_stopped_iteration_plays_a_new_best_move_it_found():
+    # Depth 2 prefers Nxc6 (-132); depth 3 finds Ne8 (+114) among its later root moves. A
+    # search stopped inside depth 3 just after that plays Ne8, not the depth-2 move.
+    board = chess.Board("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1")
+    infos = []
+    Searcher().search(board, Limits(depth=3), on_info=infos.append)
+    depth_two, depth_three = infos[1], infos[2]
+    assert depth_two.pv[0] != depth_three.pv[0] and depth_three.score > depth_two.score
+
+    class Recording(Searcher):
+        """Notes the node count when the running iteration first has the depth-3 move."""
+        found_at = None
+
+        @property
+        def _partial(self):
+            return self.__dict__.get("partial")
+
+        @_partial.setter
+        def _partial(self, value):
+            if value is not None and value[1][0] == depth_three.pv[0] and self.found_at is None:
+                self.found_at = self.nodes
+            self.__dict__["partial"] = value
+
+    recording = Recording()
+    recording.search(board, Limits(depth=3))
+    assert recording.found_at is not None and recording.found_at < depth_three.nodes
+    stopped = Searcher().search(board, Limits(nodes=recording.found_at + 1))
+    assert stopped.best_move == depth_three.pv[0]
+    assert stopped.lines[0].depth == 3 and stopped.lines[0].pv[0] == depth_three.pv[0]
+    # Stopped before it found the move, the search plays the last completed iteration's.
+    earlier = Searcher().search(board, Limits(nodes=depth_two.nodes + 2))
+    assert earlier.best_move == depth_two.pv[0]
 
 
 def test_stop_from_callback_ends_search():
@@ -309,3 +344,51 @@ def test_pruner_params_environment_reaches_the_searcher(monkeypatch, capsys):
     monkeypatch.setenv("PRUNER_PARAMS", "bogus=1")
     assert _default_searcher(1).main.params == SearchParams()   # the defaults, reported once
     assert "PRUNER_PARAMS ignored" in capsys.readouterr().err
+
+
+def test_movetime_is_used_to_the_end(monkeypatch):
+    # `go movetime 1000` with 10 ms of move overhead: the search goes on until 990 ms (the
+    # clock here moves on 10 ms at each reading), as Stockfish does; it used to stop starting
+    # iterations at 60% of that.
+    import engine.search
+    from test_strength import SteppingClock
+    monkeypatch.setattr(engine.search, "time", SteppingClock(0.010))
+    result = Searcher().search(chess.Board(bench.POSITIONS[1]), Limits(movetime=1000))
+    assert result.time_ms >= 990
+    assert result.best_move in chess.Board(bench.POSITIONS[1]).legal_moves
+
+
+class FailsAtDepth(Searcher):
+    """A searcher whose tree raises (a bug, a resource failing) once ``depth`` is reached."""
+
+    def __init__(self, depth: int) -> None:
+        super().__init__()
+        self.fail_depth = depth
+
+    def _search_root(self, depth, alpha, beta, moves, state, track=False):
+        if depth >= self.fail_depth:
+            raise RuntimeError("disk on fire")
+        return super()._search_root(depth, alpha, beta, moves, state, track)
+
+
+def test_failing_search_answers_with_its_last_completed_iteration():
+    board = chess.Board(bench.POSITIONS[9])
+    depth_three = Searcher().search(board, Limits(depth=3))
+    result = FailsAtDepth(4).search(board, Limits(depth=6))
+    assert isinstance(result.error, RuntimeError)
+    assert result.depth == 3 and result.best_move == depth_three.best_move
+    assert result.best_move != next(iter(board.legal_moves))  # not "any legal move"
+
+
+def test_failing_search_is_reported_over_uci_with_its_move():
+    from protocol.loop import UciLoop, Writer
+    from test_uci_parse import WAIT, Output, run
+    board = chess.Board(bench.POSITIONS[9])
+    expected = Searcher().search(board, Limits(depth=3)).best_move
+    output = Output()
+    loop = UciLoop(Writer(output.write), lambda hash_mb: FailsAtDepth(4))
+    run(loop, "position fen %s" % bench.POSITIONS[9], "go depth 6")
+    assert loop.wait_idle(WAIT)
+    assert any(line.startswith("info string error: internal: search stopped at depth 3")
+               and "disk on fire" in line for line in output.lines)
+    assert output.lines[-1].split()[:2] == ["bestmove", expected.uci()]

@@ -30,7 +30,40 @@ def test_model_gets_stronger_with_the_level_and_clamps_the_range():
     assert StrengthLimit(100).level == MODEL.min_level and StrengthLimit(9999).level == MODEL.max_level
     assert weak.limits_for(Limits(depth=5)).nodes == weak.nodes
     assert weak.limits_for(Limits(nodes=10)).nodes == 10  # a smaller node limit stands
-    assert weak.limits_for(Limits(wtime=1000)).wtime == 1000
+    assert weak.limits_for(Limits(wtime=1000)).wtime == 1000  # kept as the safety cap
+
+
+class SteppingClock:
+    """``time.monotonic`` for the searcher that moves on ``step`` seconds at every reading:
+    a slow machine, without waiting for one."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 1000.0
+        self.step = step
+
+    def monotonic(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_limited_strength_is_governed_by_nodes_not_the_clock(monkeypatch):
+    import engine.search
+    from engine import timeman
+    limit = StrengthLimit(1400)
+    blitz = limit.limits_for(Limits(wtime=3000, btime=3000, winc=50, binc=50))
+    assert blitz.time_cap_only and blitz.nodes == limit.nodes
+    soft, hard = timeman.allocate(blitz, chess.WHITE)
+    assert soft is None and hard is not None  # only the safety cap is left
+    # Each clock reading moves on 5 ms (a reading every 128 nodes): the old soft limit
+    # (no new iteration after 0.6 x 130 ms) ended the search after about 1,000 nodes at
+    # 3+0.05, while 60+0.6 let it use its budget; now both search the same nodes.
+    results = []
+    for clock_ms, inc_ms in ((3000, 50), (60000, 600)):
+        monkeypatch.setattr(engine.search, "time", SteppingClock(0.005))
+        limits = limit.limits_for(Limits(wtime=clock_ms, btime=clock_ms, winc=inc_ms, binc=inc_ms))
+        result = Searcher().search(chess.Board(POSITIONS[5]), limits, multipv=limit.multipv)
+        results.append((result.nodes, result.best_move, [line.pv[0] for line in result.lines]))
+    assert results[0] == results[1] and results[0][0] == limit.nodes
 
 
 def test_choose_respects_the_loss_bound_mates_and_shallow_searches():
