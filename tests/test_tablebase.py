@@ -153,10 +153,10 @@ def test_won_endings_are_converted(tables, fen, what):
 
 
 DRAWN = [
-    ("8/8/8/8/8/4k3/8/1K2P3 b - - 0 1", chess.BLACK, "KPvK defended"),
+    ("8/8/8/8/8/4k3/4P3/1K6 b - - 0 1", chess.BLACK, "KPvK defended"),
     ("8/8/4k3/8/8/8/4P3/4K3 w - - 0 1", chess.WHITE, "KPvK, nothing to win, nothing to lose"),
-    ("8/8/3k4/3r4/8/8/3R4/3K4 w - - 0 1", chess.WHITE, "KRvKR"),
-    ("8/8/3k4/3r4/8/8/3R4/3K4 b - - 0 1", chess.BLACK, "KRvKR, the other side"),
+    ("8/8/2k5/8/8/r7/5R2/4K3 w - - 0 1", chess.WHITE, "KRvKR"),
+    ("8/8/2k5/8/8/r7/5R2/4K3 b - - 0 1", chess.BLACK, "KRvKR, the other side"),
 ]
 
 
