@@ -39,8 +39,9 @@ import engine
 from engine.strength import StrengthLimit, limit_for_uci_elo
 from engine.types import Limits, SearchInfo, SearchResult
 from protocol.options import OptionError, Options
-from protocol.uci import (Command, UciError, format_bestmove, format_info, format_no_moves, format_progress,
-                          parse_command, parse_go, parse_int, parse_position, parse_setoption, quote)
+from protocol.uci import (Command, UciError, format_bestmove, format_info, format_no_moves,
+                          format_progress, is_bounded, parse_command, parse_go, parse_int, parse_perft, parse_position,
+                          parse_setoption, quote)
 
 AUTHOR = "The Pruner developers"
 
@@ -202,6 +203,9 @@ class UciLoop:
         self.options = options if options is not None else Options()
         self.board = chess.Board()
         """Position of the next ``go``; replaced (never mutated) by ``position``."""
+        self.position_refused: Optional[str] = None
+        """Why the last ``position`` command was refused, until a valid one comes: a ``go``
+        then must not answer for ``board`` (the GUI has another position in mind)."""
         self.rng = rng if rng is not None else random.Random()
         """Book picks and ``UCI_LimitStrength`` choices (tests pass a seeded one)."""
         self.debug = False
@@ -390,11 +394,26 @@ class UciLoop:
         self._searcher_action("ucinewgame", lambda searcher: searcher.new_game())
 
     def _position(self, command: Command) -> None:
-        # raises UciError: the old position stays
-        self.board = parse_position(command.args, chess960=self.options["UCI_Chess960"])
+        try:
+            self.board = parse_position(command.args, chess960=self.options["UCI_Chess960"])
+        except UciError as exc:
+            self.position_refused = str(exc)
+            raise
+        self.position_refused = None
         self._debug("position %s" % self.board.fen())
 
     def _go(self, command: Command) -> None:
+        if command.args[:1] == ["perft"]:
+            self._perft(command)
+            return
+        if self.position_refused is not None:
+            # Searching the previous position would answer a move that is illegal in the
+            # GUI's: say why and pass instead (a null move, as UCI writes it).
+            self._end_search()
+            self.error("go: no position to search, the last position command was refused (%s)"
+                       % self.position_refused)
+            self.send("bestmove 0000")
+            return
         board = self.board.copy()
         board.chess960 = self.options["UCI_Chess960"]  # also when the option changed after `position`
         limits, errors = parse_go(command.args, board)
@@ -469,6 +488,39 @@ class UciLoop:
     def _quit(self, command: Command) -> bool:
         self.shutdown()
         return False
+
+    def _perft(self, command: Command) -> None:
+        """``go perft N``: the per-move split and the total, as Stockfish prints them (no
+        ``bestmove``; like Stockfish, the loop waits for it)."""
+        depth = parse_perft(command.args)
+        if self.position_refused is not None:
+            raise UciError("go perft: no position, the last position command was refused")
+        self._end_search()
+        from engine.perft import perft_divide
+        board = self.board
+        split = perft_divide(board, depth)
+        for move, count in split:
+            self.send("%s: %d" % (board.uci(move), count))
+        self.send("")
+        self.send("Nodes searched: %d" % sum(count for _, count in split))
+        self.send("")
+
+    def finish_at_end_of_input(self) -> None:
+        """Input ended: a search bounded by depth, nodes, mate or a clock runs to its end and
+        prints its ``bestmove`` (a script that pipes ``go depth 6`` gets depth 6); an
+        ``infinite``/``ponder`` search is stopped and prints its ``bestmove`` at once.
+        Stockfish stops every search at end of input (often before depth 1: ``bestmove
+        a2a3``); a closed output stops the search too."""
+        search = self._search
+        if search is None or search.thread is None:
+            return
+        if search.hold or not is_bounded(search.limits):
+            self._end_search()
+            return
+        while search.thread.is_alive():
+            search.thread.join(0.05)
+            if self.writer.broken:
+                search.stop.set()
 
     def _bench(self, command: Command) -> None:
         search = self._search
@@ -646,6 +698,7 @@ def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[
         while True:
             item = events.get()
             if item is _EOF:
+                loop.finish_at_end_of_input()
                 break
             if item is _BROKEN:
                 status = 1

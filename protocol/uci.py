@@ -149,6 +149,7 @@ def parse_go(args: Sequence[str], board: chess.Board) -> Tuple[Limits, List[str]
     """
     limits = Limits()
     errors: List[str] = []
+    limit_refused = False
     i = 0
     while i < len(args):
         token = args[i]
@@ -156,6 +157,7 @@ def parse_go(args: Sequence[str], board: chess.Board) -> Tuple[Limits, List[str]
         if token in GO_INT_PARAMS:
             if i >= len(args) or args[i] in GO_KEYWORDS:
                 errors.append("go %s: missing value" % token)
+                limit_refused = True
                 continue
             text = args[i]
             i += 1
@@ -163,10 +165,12 @@ def parse_go(args: Sequence[str], board: chess.Board) -> Tuple[Limits, List[str]
                 value = parse_int(text)
             except ValueError:
                 errors.append("go %s: not an integer: %s" % (token, quote(text)))
+                limit_refused = True
                 continue
             least = GO_INT_PARAMS[token]
             if least is not None and value < least:
                 errors.append("go %s: %d is below %d" % (token, value, least))
+                limit_refused = True
                 continue
             setattr(limits, token, value)
         elif token == "infinite":
@@ -192,7 +196,37 @@ def parse_go(args: Sequence[str], board: chess.Board) -> Tuple[Limits, List[str]
                 errors.append("go searchmoves: no legal move given, searching all moves")
         else:
             errors.append("go: unknown token %s" % quote(token))
+            limit_refused = True
+    if limit_refused and not (limits.infinite or limits.ponder) and not is_bounded(limits):
+        # What was refused (a bad clock, depth 0, an unknown word) must not turn the `go`
+        # into a search that never ends by itself: the GUI is waiting for a move.
+        limits.depth = 1
+        errors.append("go: no valid limit left; searching depth 1 only")
     return limits, errors
+
+
+def is_bounded(limits: Limits) -> bool:
+    """True when something ends the search by itself (a depth, nodes, a mate, a clock)."""
+    return any(value is not None for value in (limits.depth, limits.nodes, limits.mate, limits.movetime,
+                                               limits.wtime, limits.btime))
+
+
+PERFT_MAX_DEPTH = 6
+"""``go perft`` deeper than this would run for hours in Python (depth 6 from the start
+position is 119 million leaves): refused."""
+
+
+def parse_perft(args: Sequence[str]) -> int:
+    """``go perft <depth>`` -> the depth (1 to ``PERFT_MAX_DEPTH``); raises ``UciError``."""
+    if len(args) != 2:
+        raise UciError("go perft: expected one depth, as in 'go perft 4'")
+    try:
+        depth = parse_int(args[1])
+    except ValueError:
+        raise UciError("go perft: depth must be an integer, got %s" % quote(args[1])) from None
+    if not 1 <= depth <= PERFT_MAX_DEPTH:
+        raise UciError("go perft: depth must be 1 to %d, got %d" % (PERFT_MAX_DEPTH, depth))
+    return depth
 
 
 def parse_setoption(command: Command) -> Tuple[str, Optional[str]]:

@@ -6,7 +6,8 @@ control characters, truncated lines, unknown words), interleaved ``go``/``stop``
 
 * no exception escapes ``handle_line`` and no ``info string error: internal`` is printed;
 * exactly one ``bestmove`` per ``go`` (at most one after ``quit``), in order, each legal for
-  the position of its ``go`` (its ponder move legal after it), ``(none)`` only without moves;
+  the position of its ``go`` (its ponder move legal after it), ``(none)`` only without moves,
+  ``0000`` exactly when the last ``position`` was refused (no ``bestmove`` for ``go perft``);
 * one ``readyok`` per ``isready``;
 * a rejected ``position``/``setoption``/``debug`` leaves the state as it was (position FEN and
   move stack, option values, debug flag), and no other command changes it;
@@ -19,7 +20,7 @@ against the real process; ``pytest -m slow tests/test_fuzz.py`` runs the heavy p
 
 import random
 import threading
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import chess
 import pytest
@@ -213,9 +214,12 @@ def _is_rejection(line: str) -> bool:
     return line.startswith("info string error: ") and not line.startswith("info string error: unknown token(s) ")
 
 
-def position_of_go(loop: UciLoop) -> chess.Board:
+def position_of_go(loop: UciLoop) -> Optional[chess.Board]:
     """The position a ``go`` sent now must search: the last ``position``, read with the current
-    ``UCI_Chess960`` value (the option applies to the next ``go``)."""
+    ``UCI_Chess960`` value (the option applies to the next ``go``); None after a refused
+    ``position`` (then the answer is ``bestmove 0000``)."""
+    if loop.position_refused is not None:
+        return None
     board = loop.board.copy()
     board.chess960 = loop.options["UCI_Chess960"]
     return board
@@ -231,6 +235,9 @@ def check_bestmoves(bestmoves: List[str], boards: List[chess.Board], quitted: bo
     for line, board in zip(bestmoves, boards):
         words = line.split()
         assert words[0] == "bestmove" and len(words) in (2, 4), line
+        assert (board is None) == (words[1] == "0000"), (line, board and board.fen())
+        if board is None:
+            continue
         if words[1] == "(none)":
             assert not any(board.legal_moves), (line, board.fen())
             continue
@@ -267,8 +274,9 @@ def run_stream(lines: List[str], factory) -> None:
             assert result is True, line
             if name == "isready":
                 isready += 1
-            if name == "go":
-                assert loop._search is not search_before, "go started no search: %r" % line
+            if name == "go" and command.args[:1] != ["perft"]:
+                if expected is not None:
+                    assert loop._search is not search_before, "go started no search: %r" % line
                 boards.append(expected)
             new = output.snapshot()[seen:]
             if name not in ("position", "setoption", "debug") or any(_is_rejection(text) for text in new):

@@ -58,7 +58,7 @@ def test_numbers_are_plain_ascii_decimals(text):
     with pytest.raises(ValueError):
         parse_int(text)
     limits, errors = parse_go(["depth", text, "nodes", text], chess.Board())
-    assert limits == Limits() and len(errors) == 2, errors
+    assert limits == Limits(depth=1) and len(errors) == 3, errors  # bounded: see parse_go
     options = Options()
     with pytest.raises(OptionError):
         options.set("Hash", text)

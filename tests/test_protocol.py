@@ -297,9 +297,12 @@ def test_position_variants(uci):
     assert legal(AFTER_WHITE_SHORT_CASTLING, move)
 
 
-def test_rejected_position_keeps_the_previous_one(uci):
+def test_rejected_position_is_never_searched(uci):
+    # A refused position leaves no position to search: go answers 0000 (and says why) until
+    # a valid position comes; it used to search the previous position, whose move is
+    # illegal in the position the GUI has.
     uci.handshake()
-    old = after("e2e4")  # black to move: a white move in reply proves a wrong position
+    old = after("e2e4")
     uci.send("position startpos moves e2e4")
     for line, fragment in [
         ("position startpos moves d2d4 d7d5 e1e8", "illegal move 'e1e8' at ply 3"),
@@ -319,8 +322,11 @@ def test_rejected_position_keeps_the_previous_one(uci):
         uci.send(line)
         uci.error(fragment)
         uci.send("go depth 1")
-        move, _ = uci.bestmove()
-        assert legal(old, move), (line, move)
+        uci.error("the last position command was refused")
+        assert uci.bestmove()[0] == "0000", line
+    uci.send("position startpos moves e2e4")
+    uci.send("go depth 1")
+    assert legal(old, uci.bestmove()[0])
 
 
 # -- go parameters ----------------------------------------------------------------------------
@@ -533,6 +539,7 @@ def test_bad_input_is_reported_and_never_kills_or_corrupts(uci):
     uci.error("invalid FEN")
     uci.send("position startpos moves e2e4 e7e5 e1e3")
     uci.error("illegal move")
+    uci.send("position startpos moves e2e4")  # refused positions leave none to search: set it again
     uci.send("debug sometimes")
     uci.error("expected on or off")
     uci.send("bench deep")
@@ -547,14 +554,20 @@ def test_bad_input_is_reported_and_never_kills_or_corrupts(uci):
     uci.send("go depth 1 frobnicate")
     uci.error("unknown token 'frobnicate'")
     assert legal(after("e2e4"), uci.bestmove()[0])
-    # A bad limit is ignored and the rest still searches: bare `go`, until stop.
+    # A bad limit is ignored; a go left with no limit at all searches depth 1 (never forever).
     for line, fragment in [("go depth -3", "go depth: -3 is below 1"), ("go depth", "go depth: missing value"),
-                           ("go nodes 0", "go nodes: 0 is below 1"), ("go depth infinite", "missing value")]:
+                           ("go nodes 0", "go nodes: 0 is below 1"), ("go depth 0", "go depth: 0 is below 1"),
+                           ("go frobnicate", "unknown token 'frobnicate'")]:
         uci.send(line)
         uci.error(fragment)
-        uci.expect(r"info depth 1 ")
-        uci.send("stop")
+        uci.error("no valid limit left; searching depth 1 only")
         assert legal(after("e2e4"), uci.bestmove(timeout=10)[0])
+    # `infinite` is a limit the GUI chose: the bad depth is dropped, the search waits for stop.
+    uci.send("go depth infinite")
+    uci.error("missing value")
+    uci.expect(r"info depth 1 ")
+    uci.send("stop")
+    assert legal(after("e2e4"), uci.bestmove(timeout=10)[0])
     # Still alive, old options and position intact.
     uci.send("debug on")
     uci.send("go depth 1")
@@ -583,8 +596,10 @@ def test_eof_exits_cleanly_idle_and_mid_search(uci):
     uci.send("go infinite")
     uci.expect(r"info depth 1 ")
     uci.child.sendeof()
+    # An endless search is stopped and answers, like every go; then the engine exits.
+    move = uci.bestmove(timeout=10)[0]
+    assert legal(chess.Board(), move)
     assert uci.exit_status() == 0
-    assert "bestmove" not in uci.child.before
     other = Uci(uci.command, uci.cwd)
     try:
         other.handshake()
@@ -593,6 +608,52 @@ def test_eof_exits_cleanly_idle_and_mid_search(uci):
         assert other.stderr_text() == ""
     finally:
         other.close()
+
+
+def test_piped_commands_get_their_full_search_at_end_of_input(engine_command, repo_root):
+    # printf 'position startpos\ngo depth 6\n' | pruner: input ends at once, the search it
+    # was given still runs to depth 6 and answers (it used to exit after depth 2, silently).
+    done = subprocess.run(engine_command, cwd=repo_root, input=b"position startpos\ngo depth 6\n",
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    lines = done.stdout.decode().splitlines()
+    assert done.returncode == 0 and done.stderr == b""
+    assert any(line.startswith("info depth 6 ") for line in lines)
+    assert [line for line in lines if line.startswith("bestmove")] == [lines[-1]]
+    assert legal(chess.Board(), lines[-1].split()[1])
+
+
+def test_go_after_a_refused_position_does_not_answer_for_the_old_one(uci):
+    uci.handshake()
+    uci.send("position startpos moves e2e4")
+    uci.send("position fen 8/8/8/8/8/4k3/8/1K2P3 b - - 0 1")  # a pawn on the first rank
+    uci.error("impossible position")
+    uci.send("go depth 3")
+    uci.error("the last position command was refused")
+    assert uci.bestmove()[0] == "0000"
+    uci.send("position startpos moves e2e4 e7e5 g1g5")  # an illegal move refuses the whole line
+    uci.error("illegal move")
+    uci.send("go movetime 50")
+    assert uci.bestmove()[0] == "0000"
+    uci.send("ucinewgame")
+    uci.send("go depth 1")
+    assert uci.bestmove()[0] == "0000"  # still no position the GUI agreed to
+    uci.send("position startpos moves e2e4")
+    uci.send("go depth 2")
+    assert legal(after("e2e4"), uci.bestmove()[0])
+
+
+def test_go_perft_prints_the_split_like_stockfish(uci):
+    uci.handshake()
+    uci.send("position startpos moves e2e4")
+    uci.send("go perft 3")
+    uci.expect(r"Nodes searched: (\d+)")
+    assert int(uci.child.match.group(1)) == 13160
+    split = dict(re.findall(r"(\w{4,5}): (\d+)", uci.child.before))
+    assert len(split) == 20 and sum(map(int, split.values())) == 13160
+    uci.send("go perft 0")
+    uci.error("go perft: depth must be 1 to")
+    uci.sync()
+    assert "bestmove" not in uci.child.before
 
 
 def test_closed_stdout_makes_the_engine_exit(engine_command, repo_root):

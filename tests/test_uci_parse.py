@@ -16,7 +16,7 @@ from protocol import __main__ as cli
 from protocol.loop import _EOF, _TOO_LONG, UciLoop, Writer, read_lines
 from protocol.options import Button, Check, Combo, OptionError, Options, Spin, String
 from protocol.uci import (Command, UciError, format_bestmove, format_info, format_no_moves, parse_command,
-                          parse_go, parse_position, parse_setoption)
+                          parse_go, parse_perft, parse_position, parse_setoption)
 
 WAIT = 10.0
 """Generous bound for waits on other threads (they normally take microseconds)."""
@@ -190,13 +190,16 @@ def test_parse_go_reads_every_parameter_in_any_order():
 
 
 @pytest.mark.parametrize("line,expected,fragment", [
-    ("depth -3", Limits(), "go depth: -3 is below 1"),
-    ("depth", Limits(), "go depth: missing value"),
+    ("depth -3", Limits(depth=1), "go depth: -3 is below 1"),
+    ("depth 0", Limits(depth=1), "go depth: 0 is below 1"),
+    ("depth", Limits(depth=1), "go depth: missing value"),
     ("depth infinite", Limits(infinite=True), "go depth: missing value"),
     ("wtime abc depth 2", Limits(depth=2), "go wtime: not an integer: 'abc'"),
-    ("nodes 0", Limits(), "go nodes: 0 is below 1"),
-    ("depth 2.5", Limits(), "not an integer"),
-    ("mate 0", Limits(), "below 1"),
+    ("nodes 0", Limits(depth=1), "go nodes: 0 is below 1"),
+    ("depth 2.5", Limits(depth=1), "not an integer"),
+    ("mate 0", Limits(depth=1), "below 1"),
+    ("frobnicate", Limits(depth=1), "unknown token 'frobnicate'"),
+    ("wtime abc btime abc", Limits(depth=1), "go wtime: not an integer: 'abc'"),
     ("movetime -1 depth 3", Limits(depth=3), "below 0"),
     ("frobnicate depth 2", Limits(depth=2), "unknown token 'frobnicate'"),
     ("searchmoves e2e5 a2a3", Limits(searchmoves=[chess.Move.from_uci("a2a3")]), "illegal move 'e2e5'"),
@@ -206,6 +209,17 @@ def test_parse_go_reports_and_ignores_bad_tokens(line, expected, fragment):
     limits, errors = parse_go(line.split(), chess.Board())
     assert limits == expected
     assert errors and fragment in errors[0], errors
+    # A go left without any limit by a refused limit or word is bounded (and says so).
+    assert ("searching depth 1 only" in errors[-1]) == (limits.depth == 1 and "depth 1" not in line)
+
+
+def test_parse_perft():
+    assert parse_perft(["perft", "3"]) == 3
+    for args, fragment in [(["perft"], "expected one depth"), (["perft", "x"], "must be an integer"),
+                           (["perft", "0"], "must be 1 to"), (["perft", "99"], "must be 1 to"),
+                           (["perft", "2", "3"], "expected one depth")]:
+        with pytest.raises(UciError, match=fragment):
+            parse_perft(args)
 
 
 # -- parse_setoption and options --------------------------------------------------------------
