@@ -131,13 +131,18 @@ class CalibrationPoint:
 
 
 CALIBRATION: Tuple[CalibrationPoint, ...] = (
+    # Node budget governing (2026-11-25, commit c367705): each UCI_Elo setting X against
+    # Stockfish at X, at the level the previous line gave X.
+    CalibrationPoint(level=1265, opponent=1350, games=40, elo=1242.5, error=96.2),
+    CalibrationPoint(level=1562, opponent=1500, games=40, elo=1429.6, error=115.0),
+    CalibrationPoint(level=1761, opponent=1600, games=40, elo=1617.4, error=102.1),
+    CalibrationPoint(level=1959, opponent=1700, games=40, elo=1656.3, error=116.1),
+    # Commit 16bd942 (2026-11-24), when the clock could still cut a limited search: kept for
+    # the two levels whose budgets (1,000 and 7,071 nodes) the 10+0.1 clock never cut.
     CalibrationPoint(level=800, opponent=1350, games=40, elo=1109.2, error=127.6),
     CalibrationPoint(level=1400, opponent=1400, games=40, elo=1426.1, error=118.8),
-    CalibrationPoint(level=1700, opponent=1600, games=40, elo=1573.9, error=100.4),
-    CalibrationPoint(level=2000, opponent=1800, games=40, elo=1711.3, error=122.0),
 )
-"""The matches behind the ``UCI_Elo`` scale, commit 16bd942, 2026-11-24 (docs/strength.md has their
-commands and W/D/L)."""
+"""The matches behind the ``UCI_Elo`` scale (docs/strength.md has their commands and W/D/L)."""
 
 
 class Calibration:

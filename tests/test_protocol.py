@@ -52,7 +52,7 @@ OPTION_LINES = [
     "option name BookFile type string default <empty>",
     "option name SyzygyPath type string default <empty>",
     "option name UCI_LimitStrength type check default false",
-    "option name UCI_Elo type spin default 1400 min 1150 max 1700",
+    "option name UCI_Elo type spin default 1400 min 1100 max 1650",
 ]
 
 
