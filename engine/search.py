@@ -153,9 +153,8 @@ class Searcher:
 
         self.board, self.keys, root_state = self._prepare(board)
         self._root_index = len(self.keys) - 1
-        """Index of the root position in ``keys``."""
-        self._repetition_floor = 0
-        """Repetitions are looked for at this index of ``keys`` and later (see ``do_null``)."""
+        """Index of the root position in ``keys``; ``_prepare`` also set ``_repetition_floor``:
+        repetitions are looked for at that index of ``keys`` and later (see ``do_null``)."""
         self._tb_rank: Optional[Dict[int, int]] = None
         """Tablebase rank of each root move by ``move_code`` when the root is in the tables."""
         root_moves = self._root_moves(limits, root_state)
@@ -228,8 +227,13 @@ class Searcher:
         moves = [work.pop() for _ in range(replay)][::-1]
         state = initial_state(work)
         keys = [state[0]]
+        self._repetition_floor = 0
         for move in moves:
-            state = do_move(work, move, *state)
+            if move:
+                state = do_move(work, move, *state)
+            else:  # a null move in the game (PGN "--"): a pass, and no repetition reaches across it
+                state = (do_null(work, state[0]),) + state[1:]
+                self._repetition_floor = len(keys)
             keys.append(state[0])
         return work, keys, state
 

@@ -392,3 +392,20 @@ def test_failing_search_is_reported_over_uci_with_its_move():
     assert any(line.startswith("info string error: internal: search stopped at depth 3")
                and "disk on fire" in line for line in output.lines)
     assert output.lines[-1].split()[:2] == ["bestmove", expected.uci()]
+
+
+def test_null_move_in_the_game_history():
+    # PGN files from other tools hold null moves ("--"); the search replays the history since
+    # the last irreversible move and must pass there, not move a piece from a1 to a1.
+    board = chess.Board("5rk1/2p1R2p/p5pb/2PPR2q/8/2Q2B2/5P2/5K2 b - - 0 41")
+    board.push(chess.Move.null())
+    board.push_uci("f1e1")
+    infos = []
+    result = Searcher().search(board, Limits(depth=2), on_info=infos.append, multipv=3)
+    for info in infos:
+        position = board.copy()
+        for move in info.pv:
+            assert position.is_legal(move), (info.multipv, info.pv)
+            position.push(move)
+    assert result.best_move in board.legal_moves
+    assert board.fen() == "5rk1/2p1R2p/p5pb/2PPR2q/8/2Q2B2/5P2/4K3 b - - 2 42"
