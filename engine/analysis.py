@@ -19,6 +19,7 @@ from typing import Callable, Iterable, List, Optional, Union
 import chess
 import chess.engine
 
+from engine.position import describe_status, unplayable
 from engine.search import SearchParams, Searcher
 from engine.types import Limits, SearchInfo, SearchResult, mate_in_moves, shown_cp
 
@@ -231,8 +232,9 @@ class Analyser:
         stack is used for repetition detection. Raises ``ValueError`` for an invalid
         position, a non-positive limit or an illegal search move.
         """
-        if not board.is_valid():
-            raise ValueError("invalid position %s: %s" % (board.fen(), describe_status(board.status())))
+        problem = unplayable(board)
+        if problem:
+            raise ValueError("invalid position %s: %s" % (board.fen(), problem))
         if multipv < 1:
             raise ValueError("multipv must be at least 1, got %r" % multipv)
         limits = _limits(depth, nodes, time, _searchmoves(board, searchmoves))
@@ -272,13 +274,6 @@ def analyse(board: chess.Board, depth: Optional[int] = None, nodes: Optional[int
     """
     return Analyser(hash_mb).analyse(board, depth=depth, nodes=nodes, time=time, multipv=multipv,
                                      searchmoves=searchmoves, on_info=on_info, stop=stop)
-
-
-def describe_status(status: chess.Status) -> str:
-    """Names of the ``chess.Status`` flags that make a position invalid."""
-    names = [flag.name.lower().replace("_", " ") for flag in chess.Status
-             if flag.name and bin(flag.value).count("1") == 1 and status & flag]
-    return ", ".join(names) or "invalid"
 
 
 __all__ = ["Analyser", "Analysis", "DEFAULT_DEPTH", "Line", "analyse", "describe_status", "pov_score"]

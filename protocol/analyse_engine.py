@@ -14,7 +14,8 @@ from typing import Dict, List, Optional
 import chess
 import chess.engine
 
-from engine.analysis import Analysis, Line, describe_status, san_line
+from engine.analysis import Analysis, Line, san_line
+from engine.position import unplayable
 
 INFO = chess.engine.INFO_ALL
 
@@ -41,8 +42,9 @@ class UciAnalyser:
     def analyse(self, board: chess.Board, depth: Optional[int] = None, nodes: Optional[int] = None,
                 time: Optional[float] = None, multipv: int = 1) -> Analysis:
         """Like ``Analyser.analyse``; positions without a legal move are answered here, unsearched."""
-        if not board.is_valid():
-            raise ValueError("invalid position %s: %s" % (board.fen(), describe_status(board.status())))
+        problem = unplayable(board)
+        if problem:
+            raise ValueError("invalid position %s: %s" % (board.fen(), problem))
         fen = board.fen(shredder=board.chess960)
         if not any(board.generate_legal_moves()):
             outcome = board.outcome()

@@ -16,7 +16,7 @@ from typing import Callable, List, Optional, Tuple, Union
 import chess
 import chess.pgn
 
-from engine.analysis import describe_status
+from engine.position import unplayable
 
 PGN_SUFFIXES = (".pgn",)
 """Files with these suffixes are read as PGN; any other file as EPD/FEN lines."""
@@ -100,10 +100,11 @@ def parse_position(text: str, chess960: bool = False) -> Tuple[chess.Board, dict
         except ValueError:
             pass
         else:
-            if board960.is_valid():
+            if unplayable(board960) is None:
                 board, ops = board960, ops960
-    if not board.is_valid():
-        raise ValueError("illegal position: %s" % describe_status(board.status()))
+    problem = unplayable(board)
+    if problem:
+        raise ValueError("illegal position: %s" % problem)
     return board, ops
 
 
@@ -239,10 +240,10 @@ def _read_pgn(text: str, path: str, report: Report, side: Optional[chess.Color],
             failed += 1
             report("%s: game %d skipped: variant %s is not supported" % (source, number, board.uci_variant))
             continue
-        if not board.is_valid():
+        problem = unplayable(board)
+        if problem:
             failed += 1
-            report("%s: game %d skipped: illegal start position: %s" % (
-                source, number, describe_status(board.status())))
+            report("%s: game %d skipped: illegal start position: %s" % (source, number, problem))
             continue
         n_moves = sum(1 for _ in game.mainline_moves())
         selected, analysed = plan_game(board, n_moves, side, from_move)

@@ -11,6 +11,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import chess
 
+from engine.position import unplayable
 from engine.types import Limits, SearchInfo, shown_cp
 
 COMMANDS = frozenset([
@@ -33,14 +34,6 @@ GO_KEYWORDS = frozenset(list(GO_INT_PARAMS) + ["searchmoves", "ponder", "infinit
 
 _TOKEN = re.compile(r"\S+")
 _INTEGER = re.compile(r"[+-]?[0-9]{1,20}\Z")
-
-# Positions python-chess accepts but a search cannot play from (no king, a king in check
-# with the other side to move, ...). Cosmetic problems (castling rights without the rook,
-# an impossible en-passant square) are repaired by python-chess and accepted.
-_UNPLAYABLE = (chess.STATUS_EMPTY | chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING
-               | chess.STATUS_TOO_MANY_KINGS | chess.STATUS_OPPOSITE_CHECK
-               | chess.STATUS_PAWNS_ON_BACKRANK | chess.STATUS_TOO_MANY_CHECKERS)
-
 
 class UciError(ValueError):
     """A malformed or impossible command; the state it would have changed stays as it was."""
@@ -117,9 +110,9 @@ def parse_position(args: Sequence[str], chess960: bool = False) -> chess.Board:
             board = chess.Board(fen, chess960=chess960)
         except ValueError as exc:
             raise UciError("position fen: invalid FEN %s (%s)" % (quote(fen), exc)) from None
-        status = board.status() & _UNPLAYABLE
-        if status:
-            raise UciError("position fen: impossible position %s (%s)" % (quote(fen), _status_text(status)))
+        problem = unplayable(board)
+        if problem:
+            raise UciError("position fen: impossible position %s (%s)" % (quote(fen), problem))
     else:
         raise UciError("position: expected startpos or fen, got %s" % quote(args[0]))
     if rest and rest[0] != "moves":
@@ -133,12 +126,6 @@ def parse_position(args: Sequence[str], chess960: bool = False) -> chess.Board:
             raise UciError("position: illegal move %s at ply %d in %s" % (quote(text), ply, board.fen()))
         board.push(move)
     return board
-
-
-def _status_text(status: int) -> str:
-    names = [name[7:].lower().replace("_", " ") for name in dir(chess)
-             if name.startswith("STATUS_") and name != "STATUS_VALID" and status & getattr(chess, name)]
-    return ", ".join(sorted(names))
 
 
 def parse_go(args: Sequence[str], board: chess.Board) -> Tuple[Limits, List[str]]:

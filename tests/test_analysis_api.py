@@ -194,3 +194,14 @@ def test_agrees_with_the_uci_server(engine_command, repo_root, multipv):
             assert infos[0]["pv"][0] == result.best_move
             # The server may repeat the final lines with the search's total node count.
             assert max(info["nodes"] for info in infos) == result.nodes
+
+
+def test_positions_of_perft_suites_that_no_game_reaches_are_analysed():
+    # Two aligned checkers ("impossible check" for python-chess) cannot arise in a game, but
+    # legal moves exist; the UCI position command accepts it, and so does the analysis.
+    board = chess.Board("B6b/8/8/8/2K5/5k2/8/b6B b - - 0 1")
+    assert board.status() & chess.STATUS_IMPOSSIBLE_CHECK
+    result = analyse(board, depth=2)
+    assert result.best_move in board.legal_moves
+    with pytest.raises(ValueError, match="opposite check"):
+        analyse(chess.Board("4k3/8/8/8/8/8/8/4K2q b - - 0 1"), depth=1)
