@@ -3,7 +3,8 @@
 Trees are nested lists: an ``int`` is a leaf value, a list holds the children (at least one).
 The root is a MAX node and levels alternate. Every tree function returns ``(value, visited)``:
 the value from the root MAX player's view and the number of nodes entered (root, inner nodes
-and leaves), as the worked examples in /work/shared/seed_trees.json count them.
+and leaves), as the worked examples of the tutorial the project began from count them
+(tests/data/seed_trees.json).
 
 ``minimax_chess`` is the same brute force over python-chess legal moves; tests compare it with
 the real searcher (``engine.search``) run with pruning, reductions and extensions off.

@@ -16,6 +16,7 @@ from typing import Callable, List, Optional, Tuple, Union
 import chess
 import chess.pgn
 
+from engine.epd import EpdReader, SkippedLine, clean_line, is_comment
 from engine.position import unplayable
 
 PGN_SUFFIXES = (".pgn",)
@@ -83,36 +84,10 @@ def read_game(handle: io.TextIOBase) -> Optional[chess.pgn.Game]:
 
 
 def parse_position(text: str, chess960: bool = False) -> Tuple[chess.Board, dict]:
-    """A board and its EPD operations from a FEN, an EPD line or ``startpos``.
-
-    Chess960 is recognised on its own (Shredder-FEN or X-FEN castling rights that only make
-    sense for Chess960); ``chess960=True`` forces it. Raises ValueError with the reason.
-    """
-    text = text.strip()
-    if not text:
-        raise ValueError("empty position")
-    if text == "startpos":
-        return chess.Board(chess960=chess960), {}
-    board, ops = _parse(text, chess960)
-    if not chess960 and board.status() & chess.STATUS_BAD_CASTLING_RIGHTS:
-        try:
-            board960, ops960 = _parse(text, True)
-        except ValueError:
-            pass
-        else:
-            if unplayable(board960) is None:
-                board, ops = board960, ops960
-    problem = unplayable(board)
-    if problem:
-        raise ValueError("illegal position: %s" % problem)
-    return board, ops
-
-
-def _parse(text: str, chess960: bool) -> Tuple[chess.Board, dict]:
-    fields = text.split()
-    if len(fields) == 6 and fields[4].isdigit() and fields[5].isdigit():
-        return chess.Board(text, chess960=chess960), {}  # a full FEN
-    return chess.Board.from_epd(text, chess960=chess960)  # FEN without clocks, EPD operations
+    """A board and its EPD operations from a FEN, an EPD line, ``startpos`` or UCI's
+    ``startpos moves e2e4 ...`` / ``<fen> moves ...`` (engine/epd.py, which also recognises
+    Chess960; ``chess960=True`` forces it). Raises ValueError with the reason."""
+    return EpdReader(chess960).parse(text)
 
 
 def plan_game(board: chess.Board, n_moves: int, side: Optional[chess.Color],
@@ -142,14 +117,19 @@ def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
                 stdin: Optional[io.TextIOBase] = None) -> Tuple[List[Task], int]:
     """Tasks for every usable position or game of ``inputs``, and the number of failures.
 
-    An input is ``-`` (standard input: PGN if it has a ``[Tag ...]`` line, else EPD/FEN
-    lines), a file (``.pgn`` = PGN, anything else = EPD/FEN lines), or a FEN/EPD string.
+    An input is ``-`` (standard input: PGN, with or without tags, or EPD/FEN lines), a file
+    (``.pgn`` = PGN, anything else = EPD/FEN lines), or a FEN/EPD string. A FEN split over
+    several arguments (not quoted in the shell) is joined back: its fields are never taken
+    for other inputs (its ``-`` is not standard input).
     """
     tasks: List[Task] = []
     failed = 0
-    for number, argument in enumerate(inputs, 1):
+    for first, last, argument in _join_split_fens(inputs, report):
         if argument == "-":
-            text = (stdin or sys.stdin).read()
+            stream = stdin or sys.stdin
+            if stream.isatty():
+                report("reading positions or games from standard input (end with Ctrl-D)")
+            text = stream.read()
             if _looks_like_pgn(text):
                 found, bad = _read_pgn(text, "<stdin>", report, side, from_move)
             else:
@@ -167,7 +147,7 @@ def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
             else:
                 found, bad = _read_epd(text, argument, report, chess960)
         else:
-            source = "argument %d" % number
+            source = "argument %d" % first if first == last else "arguments %d-%d" % (first, last)
             try:
                 board, ops = parse_position(argument, chess960)
             except ValueError as exc:
@@ -180,31 +160,77 @@ def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
     return tasks, failed
 
 
+_FEN_FIELDS = [re.compile(p) for p in (r"[wb]\Z", r"(-|[KQkqA-Ha-h]{1,4})\Z", r"(-|[a-h][36])\Z",
+                                       r"[0-9]{1,9}\Z", r"[0-9]{1,9}\Z")]
+"""The FEN fields after the piece placement, in order."""
+_PLACEMENT = re.compile(r"[1-8pnbrqkPNBRQK]+(/[1-8pnbrqkPNBRQK]+){7}\Z")
+
+
+def _join_split_fens(inputs: List[str], report: Report) -> List[Tuple[int, int, str]]:
+    """``(first, last, text)`` per input, 1-based argument numbers: a piece placement followed by
+    arguments that are the next FEN fields in order (the shell split an unquoted FEN) becomes
+    one input, as does ``startpos moves e2e4 ...`` (and a FEN followed by ``moves ...``)."""
+    joined = []
+    index = 0
+    while index < len(inputs):
+        words = [inputs[index]]
+        if _PLACEMENT.match(inputs[index]) and not os.path.exists(inputs[index]):
+            for pattern in _FEN_FIELDS:
+                nxt = index + len(words)
+                if nxt < len(inputs) and pattern.match(inputs[nxt]) and not os.path.exists(inputs[nxt]):
+                    words.append(inputs[nxt])
+                else:
+                    break
+        if words[0] == "startpos" or len(words) > 1 or _PLACEMENT.match(words[0]):
+            nxt = index + len(words)
+            if nxt < len(inputs) and inputs[nxt] == "moves":
+                words.append("moves")
+                while index + len(words) < len(inputs) and _UCI_MOVE.match(inputs[index + len(words)]):
+                    words.append(inputs[index + len(words)])
+        if len(words) > 1:
+            report("arguments %d-%d read as one position: %s (quote it to pass it as one argument)"
+                   % (index + 1, index + len(words), " ".join(words)))
+        joined.append((index + 1, index + len(words), " ".join(words)))
+        index += len(words)
+    return joined
+
+
+_UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][nbrq]?\Z")
+_MOVETEXT = re.compile(r"\s*([0-9]+\s*\.|[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8]|O-O)")
+
+
 def _position_task(source: str, board: chess.Board, ops: dict) -> PositionTask:
     epd_id = ops.get("id")
     return PositionTask(source, board.fen(shredder=board.chess960), board.chess960, epd_id if isinstance(epd_id, str) else None)
 
 
 def _looks_like_pgn(text: str) -> bool:
-    return any(line.lstrip().startswith("[") for line in text.splitlines())
+    """PGN: a tag line, or movetext without tags (``1. e4 e5 2. Nf3``) as the first thing."""
+    for raw in text.splitlines():
+        line = clean_line(raw)
+        if is_comment(line):
+            continue
+        if line.startswith("[") or line.startswith("{"):
+            return True
+        return bool(_MOVETEXT.match(line)) and not _PLACEMENT.match(line.split()[0])
+    return False
 
 
 def _read_epd(text: str, path: str, report: Report, chess960: bool) -> Tuple[List[Task], int]:
-    """One task per position line; blank lines and ``#`` comments are skipped."""
+    """One task per position line; blank and comment lines are skipped, what the lenient
+    reading left out is reported once for the file."""
     tasks: List[Task] = []
     failed = 0
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        source = "%s:%d" % (path, number)
-        try:
-            board, ops = parse_position(line, chess960)
-        except ValueError as exc:
-            report("%s: bad position, skipped: %s" % (source, exc))
+    reader = EpdReader(chess960)
+    for item in reader.read(text.splitlines()):
+        source = "%s:%d" % (path, item.number)
+        if isinstance(item, SkippedLine):
+            report("%s: bad position, skipped: %s" % (source, item.reason))
             failed += 1
-            continue
-        tasks.append(_position_task(source, board, ops))
+        else:
+            tasks.append(_position_task(source, item.board, item.ops))
+    for message in reader.summary():
+        report("%s: %s" % (path, message))
     if not tasks and not failed:
         report("%s: no positions found" % path)
         failed = 1
@@ -232,6 +258,10 @@ def _read_pgn(text: str, path: str, report: Report, side: Optional[chess.Color],
         counted = offset
         source = "%s:%d" % (path, line)
         board = game.board()
+        n_moves = sum(1 for _ in game.mainline_moves())
+        if not n_moves and not _TAG.search(text, start, end) and not game.errors:
+            number -= 1  # no tag and no move: text that is not a game (random bytes read as one)
+            continue
         if game.errors:
             failed += 1
             report("%s: game %d skipped: %s" % (source, number, game.errors[0]))
@@ -245,11 +275,14 @@ def _read_pgn(text: str, path: str, report: Report, side: Optional[chess.Color],
             failed += 1
             report("%s: game %d skipped: illegal start position: %s" % (source, number, problem))
             continue
-        n_moves = sum(1 for _ in game.mainline_moves())
         selected, analysed = plan_game(board, n_moves, side, from_move)
         if selected:
             tasks.append(GameTask(source, number, text[start:end], selected, analysed))
     if number == 0:
-        report("%s: no games found" % path)
+        report("%s: no games found (not a PGN file?)" % path)
         failed += 1
     return tasks, failed
+
+
+_TAG = re.compile(r'^\s*\[[A-Za-z0-9_]+\s+"', re.MULTILINE)
+"""A PGN tag pair line."""

@@ -16,7 +16,7 @@ import socket
 import sys
 from typing import List, Optional
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
 
 from matchlib.adjudication import AdjudicationRules  # noqa: E402
 from matchlib.cluster import ClusterMatch, cluster_address  # noqa: E402
@@ -30,10 +30,11 @@ from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
 
 import chess  # noqa: E402
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED_OPENINGS = os.path.join(os.path.dirname(REPO), "shared", "openings")
-DEFAULT_BOOK = os.path.join(SHARED_OPENINGS, "noob_3moves_5000.epd")
-DEFAULT_960_BOOK = os.path.join(SHARED_OPENINGS, "chess960_starts.epd")
+BOOKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "books")
+DEFAULT_BOOK = os.path.join(BOOKS, "noob_3moves_5000.epd")
+DEFAULT_960_BOOK = os.path.join(BOOKS, "chess960_starts.epd")
+START_POSITION = "startpos"
+"""``--openings startpos``: every game from the start position (say so to mean it)."""
 DEFAULT_OPPONENT = "pruner"
 
 
@@ -93,15 +94,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     games = parser.add_argument_group("games and openings")
     games.add_argument("--games", type=int, default=2, metavar="N",
-                       help="number of games (pairs of two with reversed colours: use an even number)")
-    games.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, metavar="N",
+                       help="number of games: pairs of two with reversed colours, so an even number")
+    games.add_argument("--jobs", "--concurrency", dest="concurrency", type=int, default=os.cpu_count() or 1,
+                       metavar="N",
                        help="games played at the same time (with --cluster: one pair per worker thread)")
     games.add_argument("--cluster", metavar="ADDRESS", type=cluster_address,
                        help="play the games on a Dask cluster: a scheduler address (tcp://host:8786) or "
                             "local:N (N local worker processes); needs pip install 'pruner[cluster]'. "
                             "See docs/cluster.md")
     games.add_argument("--openings", metavar="FILE",
-                       help="EPD/FEN or PGN (*.pgn) openings (default: %s, or %s with --chess960, "
+                       help="EPD/FEN or PGN (*.pgn) openings, or 'startpos' (default: %s, or %s with --chess960, "
                             "when present; else the start position)"
                             % (DEFAULT_BOOK, DEFAULT_960_BOOK))
     games.add_argument("--book-plies", type=int, metavar="N", help="PGN openings: play at most N plies of each")
@@ -154,7 +156,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _time_control(args: argparse.Namespace, parser: argparse.ArgumentParser) -> TimeControl:
     try:
         if args.tc is not None:
-            base_tc = parse_tc(args.tc)
+            try:
+                base_tc = parse_tc(args.tc)
+            except ValueError as exc:
+                raise ValueError("--tc %s: %s (expected BASE+INC in seconds, e.g. 10+0.1)" % (args.tc, exc)) from None
             return TimeControl(base=base_tc.base, inc=base_tc.inc, depth=args.depth, nodes=args.nodes)
         return TimeControl(movetime=args.movetime / 1000.0 if args.movetime is not None else None,
                            depth=args.depth, nodes=args.nodes)
@@ -164,19 +169,30 @@ def _time_control(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 def _openings(args: argparse.Namespace, parser: argparse.ArgumentParser):
-    path = args.openings
-    if path is None:
-        default = DEFAULT_960_BOOK if args.chess960 else DEFAULT_BOOK
-        path = default if os.path.exists(default) else None
-    if path is None:
+    """The openings and a description of where they come from. A match needs several: with the
+    start position only, two deterministic engines replay the same game."""
+    path = args.openings or (DEFAULT_960_BOOK if args.chess960 else DEFAULT_BOOK)
+    if path == START_POSITION:
         if args.chess960:
-            parser.error("--chess960 needs --openings (no %s)" % DEFAULT_960_BOOK)
+            parser.error("--openings startpos: Chess960 needs start positions (%s)" % DEFAULT_960_BOOK)
+        sys.stderr.write("WARNING: every game starts from the start position (--openings startpos): "
+                         "deterministic engines will repeat the same games\n")
         return [Opening(chess.Board(), [], "start position")], "start position"
+
+    def report(message: str) -> None:
+        sys.stderr.write("openings: %s\n" % message)
+
     try:
-        return load_openings(path, chess960=args.chess960, plies=args.book_plies), path
+        openings = load_openings(path, chess960=args.chess960, plies=args.book_plies, report=report)
     except (OSError, ValueError) as exc:
-        parser.error("openings: %s" % exc)
+        parser.error("--openings %s: %s" % (path, exc.strerror if isinstance(exc, OSError) and exc.strerror
+                                              else exc))
         raise  # unreachable
+    pairs = args.games // 2
+    if len(openings) < pairs:
+        sys.stderr.write("WARNING: %d openings for %d game pairs: openings repeat, and deterministic engines "
+                         "may repeat games\n" % (len(openings), pairs))
+    return openings, path
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -187,10 +203,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     if len(args.engine) > 2:
         parser.error("at most two --engine")
     commands = list(args.engine) + ([DEFAULT_OPPONENT] if len(args.engine) == 1 else [])
-    if args.games < 1:
-        parser.error("--games must be at least 1")
+    if args.games < 2 or args.games % 2:
+        parser.error("--games %d: games come in pairs with colours reversed; use an even number (e.g. %d)"
+                     % (args.games, max(2, args.games + 1)))
     if args.concurrency < 1:
-        parser.error("--concurrency must be at least 1")
+        parser.error("--jobs must be at least 1")
     try:
         spec1 = parse_engine_spec(commands[0], name=args.name1, cwd=args.dir1,
                                   options=args.option + args.option1, env=args.env1)
@@ -212,8 +229,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     else:
         order_text = "sequential from %d" % args.opening_start
     header = ["Openings: %s (%d, %s)" % (source, len(openings), order_text)]
-    if args.games % 2:
-        header.append("Note: odd number of games; the last opening is played with one colour only")
     rules = AdjudicationRules(resign_score=args.resign_score, resign_moves=args.resign_moves,
                               draw_score=args.draw_score, draw_moves=args.draw_moves,
                               draw_after=args.draw_after, max_moves=args.max_moves)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make a mate suite: the positions of EPD files where a reference engine proves a short mate.
 
-    python scripts/mate_suite.py ../shared/epd/wac.epd ../shared/epd/bk.epd \\
+    python scripts/mate_suite.py tests/data/epd/wac.epd tests/data/epd/bk.epd \\
         --engine /usr/games/stockfish --depth 24 --max-mate 3 -o mates.epd
     python scripts/suite.py mates.epd --mate-depth --depth 1 --jobs 2
 
@@ -17,12 +17,12 @@ import os
 import sys
 from typing import List, Optional
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
 
 import chess  # noqa: E402
 import chess.engine  # noqa: E402
 
-from matchlib.epd import parse_position_line, read_position_lines  # noqa: E402
+from engine.epd import EpdReader, EpdRecord  # noqa: E402
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -37,8 +37,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     kept = total = 0
     with chess.engine.SimpleEngine.popen_uci(args.engine.split()) as engine:
         for path in args.epd:
-            for line_number, text in read_position_lines(path):
-                board, ops = parse_position_line(text)
+            reader = EpdReader()
+            with open(path, encoding="utf-8-sig", errors="replace") as handle:
+                records = [item for item in reader.read(handle) if isinstance(item, EpdRecord)]
+            for record in records:
+                board, ops, line_number = record.board, record.ops, record.number
                 total += 1
                 info = engine.analyse(board, chess.engine.Limit(depth=args.depth))
                 mate = info["score"].relative.mate()

@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Dict, List, Optional, Tuple
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
 
 import chess  # noqa: E402
 import chess.pgn  # noqa: E402
@@ -57,7 +57,7 @@ from matchlib.tally import Tally  # noqa: E402
 from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_BOOK = os.path.join(os.path.dirname(REPO), "shared", "openings", "noob_3moves_5000.epd")
+DEFAULT_BOOK = os.path.join(REPO, "scripts", "books", "noob_3moves_5000.epd")
 DEFAULT_TCS = ["1+0.01", "10+0.1"]
 FAULT_NAMES = ("time", "stall", "illegal", "crash", "start")
 _ELAPSED = re.compile(r"(\d+\.\d+)s$")
@@ -279,13 +279,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--tc", action="append", metavar="BASE+INC",
                         help="time control, repeatable (default: %s)" % " and ".join(DEFAULT_TCS))
     parser.add_argument("--games", type=int, default=1000, help="games per time control (default 1000)")
-    parser.add_argument("--concurrency", type=int, default=1, help="games at the same time (default 1)")
+    parser.add_argument("--jobs", "--concurrency", dest="concurrency", type=int, default=1,
+                        help="games at the same time (default 1; --concurrency is the old name)")
     parser.add_argument("--margin", type=float, default=0.0, metavar="MS",
                         help="milliseconds a move may overrun the clock before it is a time loss (default 0)")
     parser.add_argument("--stall-grace", type=float, default=1000.0, metavar="MS",
                         help="milliseconds past the clock before a move that has not come is a stall (default 1000)")
-    parser.add_argument("--openings", default=DEFAULT_BOOK if os.path.exists(DEFAULT_BOOK) else None,
-                        metavar="FILE", help="EPD/PGN openings (default: %s when present)" % DEFAULT_BOOK)
+    parser.add_argument("--openings", default=DEFAULT_BOOK, metavar="FILE",
+                        help="EPD/PGN openings (default: scripts/books/noob_3moves_5000.epd)")
     parser.add_argument("--seed", type=int, default=1, help="opening order seed (default 1)")
     parser.add_argument("--pgn", metavar="FILE", help="keep the games in this PGN file (appended)")
     parser.add_argument("--summary", metavar="FILE", help="also append each summary line to this file")
@@ -307,7 +308,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("no summary lines in %s" % args.tally)
         return 1 if not totals or any(faults for _, faults in totals) else 0
     if args.games < 1 or args.concurrency < 1:
-        parser.error("--games and --concurrency must be at least 1")
+        parser.error("--games and --jobs must be at least 1")
     tcs = args.tc or DEFAULT_TCS
     for text in tcs:
         try:

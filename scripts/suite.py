@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Run an EPD test suite (bm / am / dm / STS c0 points) against a UCI engine.
 
-    python scripts/suite.py ../shared/epd/wac.epd --time 0.1 --verbose
-    python scripts/suite.py ../shared/epd/bk.epd --engine /usr/games/stockfish --depth 12
+    python scripts/suite.py tests/data/epd/wac.epd --movetime 100 --verbose
+    python scripts/suite.py tests/data/epd/bk.epd --engine /usr/games/stockfish --depth 12
 
 Default engine: Pruner (``pruner``).  The last line reads ``solved X/Y`` (plus
 ``points P/Q`` for STS-style files).  See docs/suite.md.
@@ -14,7 +14,7 @@ import os
 import sys
 from typing import List, Optional
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
 
 import chess.engine  # noqa: E402
 
@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--env", action="append", default=[], metavar="VAR=VALUE",
                         help="environment variable for the engine (repeatable)")
     limit = parser.add_mutually_exclusive_group(required=True)
-    limit.add_argument("--time", type=float, metavar="S", help="seconds per position")
+    limit.add_argument("--movetime", type=float, metavar="MS", help="milliseconds per position")
+    limit.add_argument("--time", type=float, metavar="S", help="seconds per position (the old spelling of --movetime)")
     limit.add_argument("--depth", type=int, metavar="N", help="search depth per position")
     limit.add_argument("--nodes", type=int, metavar="N", help="nodes per position")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
@@ -80,8 +81,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.ERROR,
                         format="%(asctime)s %(threadName)s %(name)s: %(message)s")
+    if args.movetime is not None:
+        args.time = args.movetime / 1000.0
+
+    def report(message: str) -> None:
+        sys.stderr.write("suite: %s\n" % message)
+
     try:
-        positions = load_suite(args.epd, chess960=args.chess960)
+        positions = load_suite(args.epd, chess960=args.chess960, report=report)
         spec = parse_engine_spec(args.engine, cwd=args.dir, options=args.option, env=args.env)
     except (OSError, ValueError) as exc:
         parser.error(str(exc))

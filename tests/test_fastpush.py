@@ -16,7 +16,7 @@ import pytest
 from engine.evaluate import material_pst
 from engine.makemove import do_move, do_null, full_key, initial_state, undo_move
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "epd"
+SHARED = Path(__file__).resolve().parent / "data" / "epd"
 SUITES = [("perft_standard.epd", False), ("perft_chess960.epd", True)]
 FIELDS = ("pawns", "knights", "bishops", "rooks", "queens", "kings", "occupied", "promoted",
           "turn", "castling_rights", "ep_square", "halfmove_clock", "fullmove_number")

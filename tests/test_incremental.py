@@ -9,7 +9,7 @@ import pytest
 from engine.evaluate import evaluate, material_pst
 from engine.makemove import do_move, do_null, full_key, initial_state
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "epd"
+SHARED = Path(__file__).resolve().parent / "data" / "epd"
 
 
 def _fens(name):

@@ -29,9 +29,9 @@ from matchlib.pgnout import record_to_pgn  # noqa: E402
 from matchlib.tally import Tally  # noqa: E402
 from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
 
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-NOOB = os.path.join(SHARED, "openings", "noob_3moves_5000.epd")
-FRC = os.path.join(SHARED, "openings", "chess960_starts.epd")
+BOOKS = os.path.join(ROOT, "scripts", "books")
+NOOB = os.path.join(BOOKS, "noob_3moves_5000.epd")
+FRC = os.path.join(BOOKS, "chess960_starts.epd")
 FAKE = os.path.join(ROOT, "tests", "fake_engines", "fake_uci.py")
 
 

@@ -26,8 +26,7 @@ from matchlib.stats import Sprt, elo_estimate  # noqa: E402
 from matchlib.tally import Tally  # noqa: E402
 from png_helpers import png_summary  # noqa: E402
 
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-NOOB = os.path.join(SHARED, "openings", "noob_3moves_5000.epd")
+NOOB = os.path.join(ROOT, "scripts", "books", "noob_3moves_5000.epd")
 needs_matplotlib = pytest.mark.skipif(missing_matplotlib(), reason="--plot needs matplotlib (pip install matplotlib)")
 
 

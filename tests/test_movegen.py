@@ -18,7 +18,7 @@ import pytest
 from engine.movegen import legal_captures, legal_quiets
 from engine.movepick import ordered_moves
 
-EPD_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.pardir, "shared", "epd")
+EPD_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "epd")
 STANDARD = os.path.join(EPD_DIR, "perft_standard.epd")
 CHESS960 = os.path.join(EPD_DIR, "perft_chess960.epd")
 CHUNKS = 8
@@ -27,9 +27,7 @@ HISTORY = [0] * 8192
 
 
 def load(path: str, chess960: bool = False):
-    """(board, {"D1": n, ...}) per line; the test is skipped when the shared suite is absent."""
-    if not os.path.exists(path):
-        pytest.skip("perft suite %s not found" % path)
+    """(board, {"D1": n, ...}) per line of a perft suite of tests/data/epd."""
     with open(path) as f:
         return [chess.Board.from_epd(line, chess960=chess960) for line in f if line.strip()]
 

@@ -16,9 +16,9 @@ sys.path.insert(0, SCRIPTS)
 from matchlib.engines import EngineStartError, parse_engine_spec  # noqa: E402
 from matchlib.epdsuite import load_suite, parse_points, run_suite  # noqa: E402
 
-SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-WAC = os.path.join(SHARED, "epd", "wac.epd")
-BK = os.path.join(SHARED, "epd", "bk.epd")
+DATA = os.path.join(ROOT, "tests", "data", "epd")
+WAC = os.path.join(DATA, "wac.epd")
+BK = os.path.join(DATA, "bk.epd")
 FAKE = os.path.join(ROOT, "tests", "fake_engines", "fake_uci.py")
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"
 
@@ -61,14 +61,15 @@ def test_points_and_am_only(sts_file):
     assert am_only.is_correct(board.parse_san("d4")) and not am_only.is_correct(board.parse_san("e4"))
 
 
-def test_bad_lines_are_rejected(tmp_path):
+def test_lines_without_anything_to_find_are_skipped_and_reported(tmp_path):
     path = tmp_path / "bad.epd"
-    path.write_text(START + ' id "no solution";\n')
-    with pytest.raises(ValueError, match="no bm, am, dm or c0"):
-        load_suite(str(path))
-    path.write_text(START + ' dm 0;\n')
-    with pytest.raises(ValueError, match="dm needs a whole number"):
-        load_suite(str(path))
+    path.write_text(START + ' id "no solution";\n' + START + ' dm 0;\n' + STS_LINES[0] + "\n")
+    reports = []
+    positions = load_suite(str(path), report=reports.append)
+    assert [p.id for p in positions] == ["T.1"]
+    assert len(reports) == 2, reports
+    assert reports[0].endswith(":1: skipped: no bm, am, dm or c0 points to check the engine against")
+    assert reports[1].endswith(":2: skipped: dm needs a whole number of moves >= 1")
 
 
 MATES = [  # mate in 1, in 2 and in 3 (distances checked with Stockfish 15.1)

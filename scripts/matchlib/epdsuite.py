@@ -19,7 +19,7 @@ import chess
 import chess.engine
 
 from .engines import EnginePlayer, EngineSpec, EngineStartError
-from .epd import parse_position_line, read_position_lines
+from engine.epd import EpdReader, EpdRecord, SkippedLine
 
 
 @dataclass
@@ -80,30 +80,44 @@ def parse_points(board: chess.Board, text: str) -> Dict[chess.Move, int]:
     return points
 
 
-def load_suite(path: str, chess960: bool = False) -> List[SuitePosition]:
-    """All positions of an EPD suite; each needs a ``bm``, an ``am`` or ``c0`` points."""
+def load_suite(path: str, chess960: bool = False,
+               report: Optional[Callable[[str], None]] = None) -> List[SuitePosition]:
+    """The positions of an EPD suite that say what to find (``bm``, ``am``, ``dm`` or ``c0``
+    points). engine/epd.py reads the quirks of real files; a line without a usable position
+    or without anything to find is skipped and, like what the lenient reading left out,
+    goes to ``report``."""
+    reader = EpdReader(chess960)
     positions = []
-    for line_number, text in read_position_lines(path):
-        try:
-            board, ops = parse_position_line(text, chess960=chess960)
-        except ValueError as exc:
-            raise ValueError("%s:%d: %s" % (path, line_number, exc)) from None
-        number = len(positions) + 1
-        position = SuitePosition(number, str(ops.get("id") or "#%d" % number), board,
-                                 list(ops.get("bm") or []), list(ops.get("am") or []))
-        if isinstance(ops.get("c0"), str):
-            position.points = parse_points(board, ops["c0"])
-        if "dm" in ops:
-            if not isinstance(ops["dm"], int) or ops["dm"] < 1:
-                raise ValueError("%s:%d: dm needs a whole number of moves >= 1" % (path, line_number))
-            position.mate = ops["dm"]
-        if not (position.best or position.avoid or position.points or position.mate):
-            raise ValueError("%s:%d: no bm, am, dm or c0 points" % (path, line_number))
-        if position.points and not position.best:
-            top = position.max_points
-            position.best = [move for move, value in position.points.items() if value == top]
-        positions.append(position)
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        for item in reader.read(handle):
+            problem = item.reason if isinstance(item, SkippedLine) else _suite_position(item, positions)
+            if problem and report is not None:
+                report("%s:%d: skipped: %s" % (path, item.number, problem))
+    if report is not None:
+        for message in reader.summary():
+            report("%s: %s" % (path, message))
     return positions
+
+
+def _suite_position(record: EpdRecord, positions: List[SuitePosition]) -> Optional[str]:
+    """Append the suite position of ``record``; the reason when it has nothing to find."""
+    ops = record.ops
+    number = len(positions) + 1
+    position = SuitePosition(number, record.id or "#%d" % number, record.board,
+                             list(ops.get("bm") or []), list(ops.get("am") or []))
+    if isinstance(ops.get("c0"), str):
+        position.points = parse_points(record.board, ops["c0"])
+    if "dm" in ops:
+        if not isinstance(ops["dm"], int) or ops["dm"] < 1:
+            return "dm needs a whole number of moves >= 1"
+        position.mate = ops["dm"]
+    if not (position.best or position.avoid or position.points or position.mate):
+        return "no bm, am, dm or c0 points to check the engine against"
+    if position.points and not position.best:
+        top = position.max_points
+        position.best = [move for move, value in position.points.items() if value == top]
+    positions.append(position)
+    return None
 
 
 @dataclass

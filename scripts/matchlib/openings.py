@@ -7,12 +7,12 @@ opening each pair uses.
 import os
 import random
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import chess
 import chess.pgn
 
-from .epd import parse_position_line, read_position_lines
+from engine.epd import EpdReader, SkippedLine
 
 
 @dataclass
@@ -34,17 +34,23 @@ class Opening:
         return board
 
 
-def load_epd_openings(path: str, chess960: bool = False) -> List[Opening]:
-    """One opening per EPD/FEN line."""
+def load_epd_openings(path: str, chess960: bool = False,
+                      report: Optional[Callable[[str], None]] = None) -> List[Opening]:
+    """One opening per usable EPD/FEN line (engine/epd.py reads the quirks of real files); a
+    line without a usable position, and what the lenient reading left out, go to ``report``."""
     name = os.path.basename(path)
+    reader = EpdReader(chess960)
     openings = []
-    for number, text in read_position_lines(path):
-        try:
-            board, ops = parse_position_line(text, chess960=chess960)
-        except ValueError as exc:
-            raise ValueError("%s:%d: %s" % (path, number, exc)) from None
-        label = str(ops.get("id") or "%s:%d" % (name, number))
-        openings.append(Opening(board, [], label))
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        for item in reader.read(handle):
+            if isinstance(item, SkippedLine):
+                if report is not None:
+                    report("%s:%d: skipped: %s" % (path, item.number, item.reason))
+                continue
+            openings.append(Opening(item.board, [], item.id or "%s:%d" % (name, item.number)))
+    if report is not None:
+        for message in reader.summary():
+            report("%s: %s" % (path, message))
     return openings
 
 
@@ -75,12 +81,14 @@ def load_pgn_openings(path: str, chess960: bool = False, plies: Optional[int] = 
     return openings
 
 
-def load_openings(path: str, chess960: bool = False, plies: Optional[int] = None) -> List[Opening]:
-    """Openings from a ``.pgn`` file (by extension) or an EPD/FEN file (anything else)."""
+def load_openings(path: str, chess960: bool = False, plies: Optional[int] = None,
+                  report: Optional[Callable[[str], None]] = None) -> List[Opening]:
+    """Openings from a ``.pgn`` file (by extension) or an EPD/FEN file (anything else);
+    raises ValueError when there is none."""
     if path.lower().endswith(".pgn"):
         openings = load_pgn_openings(path, chess960=chess960, plies=plies)
     else:
-        openings = load_epd_openings(path, chess960=chess960)
+        openings = load_epd_openings(path, chess960=chess960, report=report)
     if not openings:
         raise ValueError("no openings in %s" % path)
     return openings

@@ -14,11 +14,16 @@ import chess.engine
 def parse_seconds(text: str) -> float:
     """Seconds from ``"10"``, ``"0.5"`` or ``"m:ss"`` (``"1:30"``)."""
     text = text.strip()
-    if ":" in text:
-        minutes, seconds = text.split(":", 1)
-        value = int(minutes) * 60 + float(seconds)
-    else:
-        value = float(text)
+    try:
+        if ":" in text:
+            minutes, seconds = text.split(":", 1)
+            value = int(minutes) * 60 + float(seconds)
+        else:
+            value = float(text)
+    except ValueError:
+        raise ValueError("not a number of seconds: %r" % text) from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError("not a number of seconds: %r" % text)
     if value < 0:
         raise ValueError("negative time: %r" % text)
     return value

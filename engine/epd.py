@@ -1,0 +1,308 @@
+"""Reading positions as files circulate them: EPD records and FEN lines, quirks included.
+
+One reader for every program that takes positions from a file or a command line
+(``pruner analyse``, ``scripts/suite.py``, match openings). Each line is given to python-chess
+first (``Board.from_epd``, or ``Board(fen)`` for a full FEN). When python-chess refuses it, the
+board fields are read strictly (python-chess's own FEN parser) and the operations leniently,
+so that the suites of common collections read in full:
+
+* unquoted string operands (``bm Qc7; id  sbd.001``, as in the SBD and LCT II files);
+* a FEN's halfmove and fullmove counters before the operations (``... w KQkq - 0 1 ; bm Qb3``);
+* operations without semicolons (``... w - - 0 1 bm Rc8+ dm 26``), each known opcode
+  starting a new one;
+* moves in SAN or UCI with annotations (``Qh8!``, ``Qh8 +``, ``Nf6+?``), a move list broken by a
+  stray semicolon (``bm Bxg2; Bxh2 +``);
+* CRLF line ends, NUL or Ctrl-Z bytes, a byte-order mark, tabs, trailing blanks; blank lines and
+  comment lines (``#``, ``%``, ``;``, ``//``) are skipped.
+
+Known opcodes are read (``bm am pm pv`` moves, ``dm acd acn acs ce hmvc fmvn`` and the perft
+counts ``D1``... integers, ``id c0``-``c9`` text); what cannot be used (an unknown opcode, a move
+that is not legal, a malformed number) is left out and counted, so the caller can report it once
+per file (``EpdReader.ignored``). A line is skipped only when its board is not a position a
+search can start from, with the reason.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+
+import chess
+
+from engine.position import unplayable
+
+MOVE_OPCODES = frozenset(["bm", "am", "pm"])
+"""Operands are alternative moves from the position."""
+LINE_OPCODES = frozenset(["pv"])
+"""Operands are a sequence of moves (a variation)."""
+INT_OPCODES = frozenset(["dm", "acd", "acn", "acs", "ce", "hmvc", "fmvn"])
+"""Operands are one integer."""
+TEXT_OPCODES = frozenset(["id"] + ["c%d" % i for i in range(10)])
+"""Operands are text (quoted or not)."""
+
+_PERFT_OPCODE = re.compile(r"D[1-9][0-9]?\Z")
+_PLACEMENT = re.compile(r"[1-8pnbrqkPNBRQK]+(/[1-8pnbrqkPNBRQK]+){7}\Z")
+_CASTLING = re.compile(r"(-|[KQkqA-Ha-h]{1,4})\Z")
+_EP = re.compile(r"(-|[a-h][36])\Z")
+_INTEGER = re.compile(r"[+-]?[0-9]{1,9}\Z")
+_TOKEN = re.compile(r'"[^"]*"?|;|[^\s;"]+')
+_ANNOTATION = re.compile(r"[!?+#]+\Z")
+_JUNK = "\x00\x1a\ufeff"
+COMMENT_PREFIXES = ("#", "%", ";", "//")
+"""A line starting with one of these (after blanks) is a comment."""
+
+
+@dataclass
+class EpdRecord:
+    """One position read from a line."""
+
+    number: int
+    """1-based line number in its source."""
+    board: chess.Board
+    """The position (halfmove/fullmove counters from the line, its ``hmvc``/``fmvn``, or 0 and 1)."""
+    ops: Dict[str, Any] = field(default_factory=dict)
+    """Operations as python-chess gives them: ``bm``/``am``/``pm``/``pv`` lists of moves, integers,
+    text."""
+
+    @property
+    def id(self) -> Optional[str]:
+        """The ``id`` operation, if any."""
+        value = self.ops.get("id")
+        return value if isinstance(value, str) else None
+
+
+@dataclass
+class SkippedLine:
+    """A line that holds no usable position, and why."""
+
+    number: int
+    reason: str
+
+
+def clean_line(raw: str) -> str:
+    """The text of a line without line-end characters, NUL/Ctrl-Z bytes, byte-order marks and
+    surrounding blanks."""
+    for junk in _JUNK:
+        if junk in raw:
+            raw = raw.replace(junk, "")
+    return raw.strip()
+
+
+def is_comment(text: str) -> bool:
+    """True for a blank line or a comment line."""
+    return not text or text.startswith(COMMENT_PREFIXES)
+
+
+class EpdReader:
+    """Reads the lines of one source; ``ignored`` then holds what was left out, by kind.
+
+    ``chess960``: read castling rights as Chess960. Without it, Chess960 is still recognised
+    when the castling rights only make sense for it (Shredder-FEN ``HAha``, X-FEN on other
+    files).
+    """
+
+    def __init__(self, chess960: bool = False) -> None:
+        self.chess960 = chess960
+        self.ignored: Dict[str, List[int]] = {}
+        """What the lenient reading left out, each kind with the lines it happened on."""
+
+    def read(self, lines: Iterable[str], first_number: int = 1) -> Iterator[Union[EpdRecord, SkippedLine]]:
+        """An ``EpdRecord`` or a ``SkippedLine`` for each line that is not blank or a comment."""
+        for number, raw in enumerate(lines, first_number):
+            text = clean_line(raw)
+            if is_comment(text):
+                continue
+            try:
+                board, ops = self.parse(text, number)
+            except ValueError as exc:
+                yield SkippedLine(number, str(exc))
+            else:
+                yield EpdRecord(number, board, ops)
+
+    def parse(self, text: str, number: int = 0) -> Tuple[chess.Board, Dict[str, Any]]:
+        """Board and operations of one line; ``ValueError`` (with the reason) when the board is
+        unusable. ``startpos`` is the standard start position."""
+        text = clean_line(text)
+        head, found, moves = text.partition(" moves")
+        if found and (not moves or moves[:1].isspace()):  # UCI: startpos|<fen> moves e2e4 ...
+            board, ops = self.parse(head, number)
+            return _play_uci(board, moves.split()), ops
+        if text == "startpos":
+            return chess.Board(chess960=self.chess960), {}
+        board, ops = self._parse(text, self.chess960, number)
+        if not self.chess960 and board.status() & chess.STATUS_BAD_CASTLING_RIGHTS:
+            try:
+                board960, ops960 = self._parse(text, True, None)
+            except ValueError:
+                pass
+            else:
+                if unplayable(board960) is None and not board960.status() & chess.STATUS_BAD_CASTLING_RIGHTS:
+                    board, ops = board960, ops960
+        problem = unplayable(board)
+        if problem:
+            raise ValueError("illegal position: %s" % problem)
+        return board, ops
+
+    def summary(self) -> List[str]:
+        """One sentence per kind of thing left out: ``'2 lines: unknown opcode 'xyz' ignored
+        (first at line 4)'``; empty when nothing was."""
+        out = []
+        for kind, numbers in self.ignored.items():
+            count = "%d line%s" % (len(numbers), "" if len(numbers) == 1 else "s")
+            out.append("%s: %s ignored (first at line %d)" % (count, kind, numbers[0]))
+        return out
+
+    # -- one line ----------------------------------------------------------------------------
+
+    def _note(self, number: Optional[int], kind: str) -> None:
+        if number is not None:
+            self.ignored.setdefault(kind, []).append(number)
+
+    def _parse(self, text: str, chess960: bool, number: Optional[int]) -> Tuple[chess.Board, Dict[str, Any]]:
+        fields = text.split()
+        if len(fields) == 6 and fields[4].isdigit() and fields[5].isdigit():
+            try:
+                return chess.Board(" ".join(fields), chess960=chess960), {}  # a plain FEN
+            except ValueError:
+                pass
+        try:
+            return chess.Board.from_epd(text, chess960=chess960)
+        except ValueError:
+            pass  # python-chess refuses it: board strictly, operations leniently
+        board, rest = _board_fields(text, chess960)
+        problem = unplayable(board)
+        if problem:  # before the operations: nothing of a skipped line is counted as ignored
+            raise ValueError("illegal position: %s" % problem)
+        return board, self._operations(board, rest, number)
+
+    def _operations(self, board: chess.Board, rest: str, number: Optional[int]) -> Dict[str, Any]:
+        ops: Dict[str, Any] = {}
+        for opcode, operands in _split_operations(_TOKEN.findall(rest)):
+            if opcode in MOVE_OPCODES or opcode in LINE_OPCODES:
+                moves = self._moves(board, opcode, operands, number)
+                if moves:
+                    ops.setdefault(opcode, []).extend(moves)
+            elif opcode in INT_OPCODES or _PERFT_OPCODE.match(opcode):
+                words = [_unquote(w) for w in operands]
+                if len(words) == 1 and _INTEGER.match(words[0]):
+                    ops[opcode] = int(words[0])
+                else:
+                    self._note(number, "%s operand %r (not an integer)" % (opcode, " ".join(words)))
+            elif opcode in TEXT_OPCODES:
+                ops[opcode] = " ".join(_unquote(word) for word in operands)
+            elif opcode.startswith('"') or not opcode[:1].isalpha():
+                self._note(number, "text %r outside an operation" % " ".join([opcode] + operands))
+            else:
+                self._note(number, "unknown opcode %r" % opcode)
+        if "hmvc" in ops:
+            board.halfmove_clock = max(0, ops["hmvc"])
+        if "fmvn" in ops:
+            board.fullmove_number = max(1, ops["fmvn"])
+        return ops
+
+    def _moves(self, board: chess.Board, opcode: str, operands: List[str], number: Optional[int]) -> List[chess.Move]:
+        """The legal moves among ``operands`` (SAN or UCI, annotations dropped); for ``pv`` a
+        line, played one move after the other and cut at the first move that is not legal."""
+        position = board.copy(stack=False)
+        moves = []
+        for word in operands:
+            word = _ANNOTATION.sub("", _unquote(word))
+            if not word:
+                continue  # a lone "+" or "!" after a move
+            move = _parse_move(position, word)
+            if move is None:
+                self._note(number, "%s move %r (not legal here)" % (opcode, word))
+                if opcode in LINE_OPCODES:
+                    break
+                continue
+            moves.append(move)
+            if opcode in LINE_OPCODES:
+                position.push(move)
+        return moves
+
+
+def _play_uci(board: chess.Board, moves: List[str]) -> chess.Board:
+    """``board`` after the UCI ``moves`` (the game history is kept for repetitions)."""
+    for ply, text in enumerate(moves, 1):
+        try:
+            move = board.parse_uci(text)
+        except ValueError:
+            move = chess.Move.null()
+        if not move:
+            raise ValueError("illegal move %r at ply %d in %s" % (text, ply, board.fen()))
+        board.push(move)
+    return board
+
+
+def _board_fields(text: str, chess960: bool) -> Tuple[chess.Board, str]:
+    """The board from the leading FEN fields of ``text`` and the text after them."""
+    parts = text.split(None, 1)
+    if not parts or not _PLACEMENT.match(parts[0]):
+        raise ValueError("not a FEN or EPD position: %r" % _cut(text))
+    fields = [parts[0]]
+    rest = parts[1] if len(parts) > 1 else ""
+    for pattern in (re.compile(r"[wb]\Z"), _CASTLING, _EP):
+        head = rest.split(None, 1)
+        if not head or not pattern.match(head[0]):
+            break
+        fields.append(head[0])
+        rest = head[1] if len(head) > 1 else ""
+    if len(fields) == 4:  # the counters, if a full FEN precedes the operations
+        for _ in range(2):
+            head = rest.split(None, 1)
+            if not head or not head[0].isdigit() or len(head[0]) > 9:
+                break
+            fields.append(head[0])
+            rest = head[1] if len(head) > 1 else ""
+    try:
+        board = chess.Board(" ".join(fields), chess960=chess960)
+    except ValueError as exc:
+        raise ValueError("bad position %r: %s" % (" ".join(fields), exc)) from None
+    return board, rest
+
+
+def _split_operations(tokens: List[str]) -> Iterator[Tuple[str, List[str]]]:
+    """(opcode, operands) pairs. A semicolon ends an operation; a known opcode also starts a
+    new one, so operations without semicolons read too. After a semicolon, words that are no
+    opcode continue a move list (``bm Bxg2; Bxh2 +``)."""
+    opcode: Optional[str] = None
+    operands: List[str] = []
+    after_semicolon = False
+    for token in tokens:
+        if token == ";":
+            after_semicolon = True
+            continue
+        known = _is_opcode(token)
+        if opcode is not None and (known or (after_semicolon and opcode not in MOVE_OPCODES)):
+            yield opcode, operands
+            opcode, operands = None, []
+        if opcode is None:
+            opcode = token
+        else:
+            operands.append(token)
+        after_semicolon = False
+    if opcode is not None:
+        yield opcode, operands
+
+
+def _is_opcode(token: str) -> bool:
+    return token in MOVE_OPCODES or token in LINE_OPCODES or token in INT_OPCODES or token in TEXT_OPCODES \
+        or bool(_PERFT_OPCODE.match(token))
+
+
+def _parse_move(board: chess.Board, word: str) -> Optional[chess.Move]:
+    for parse in (board.parse_san, board.parse_uci):
+        try:
+            move = parse(word)
+        except ValueError:
+            continue
+        if move and board.is_legal(move):
+            return move
+    return None
+
+
+def _unquote(word: str) -> str:
+    return word[1:-1] if len(word) >= 2 and word[0] == word[-1] == '"' else word.strip('"')
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
