@@ -15,10 +15,10 @@ so that the suites of common collections read in full:
 * CRLF line ends, NUL or Ctrl-Z bytes, a byte-order mark, tabs, trailing blanks; blank lines and
   comment lines (``#``, ``%``, ``;``, ``//``) are skipped.
 
-Known opcodes are read (``bm am pm pv`` moves, ``dm acd acn acs ce hmvc fmvn`` and the perft
-counts ``D1``... integers, ``id c0``-``c9`` text); what cannot be used (an unknown opcode, a move
-that is not legal, a malformed number) is left out and counted, so the caller can report it once
-per file (``EpdReader.ignored``). A line is skipped only when its board is not a position a
+Known opcodes are read (``bm am`` moves, ``pm sm`` one move, ``pv`` a line; ``dm acd acn acs ce
+hmvc fmvn`` and the perft counts ``D1``... integers; ``id c0``-``c9`` text); what cannot be used
+(an unknown opcode, a move that is not legal, a malformed number) is left out and counted, so the
+caller can report it once per file (``EpdReader.ignored``). A line is skipped only when its board is not a position a
 search can start from, with the reason.
 """
 
@@ -30,8 +30,10 @@ import chess
 
 from engine.position import unplayable
 
-MOVE_OPCODES = frozenset(["bm", "am", "pm"])
+MOVE_OPCODES = frozenset(["bm", "am"])
 """Operands are alternative moves from the position."""
+SINGLE_MOVE_OPCODES = frozenset(["pm", "sm"])
+"""The operand is one move (python-chess gives a ``Move``, not a list)."""
 LINE_OPCODES = frozenset(["pv"])
 """Operands are a sequence of moves (a variation)."""
 INT_OPCODES = frozenset(["dm", "acd", "acn", "acs", "ce", "hmvc", "fmvn"])
@@ -46,6 +48,11 @@ _EP = re.compile(r"(-|[a-h][36])\Z")
 _INTEGER = re.compile(r"[+-]?[0-9]{1,9}\Z")
 _TOKEN = re.compile(r'"[^"]*"?|;|[^\s;"]+')
 _ANNOTATION = re.compile(r"[!?+#]+\Z")
+_MOVE_WORD = re.compile(r"([NBRQK]?[a-h]?[1-8]?[x:-]?[a-h][1-8](=?[NBRQnbrq])?|[a-h][1-8][a-h][1-8][nbrq]?"
+                        r"|[O0]-[O0](-[O0])?)?[!?+#]*\Z")
+"""A SAN or UCI move, possibly annotated, or an annotation alone (``+`` after a blank)."""
+_C_FILE_PAWN_MOVE = re.compile(r"c[1-8]\Z")
+"""Both a comment opcode (``c1``) and a pawn move (``c6``)."""
 _JUNK = "\x00\x1a\ufeff"
 COMMENT_PREFIXES = ("#", "%", ";", "//")
 """A line starting with one of these (after blanks) is a comment."""
@@ -60,8 +67,8 @@ class EpdRecord:
     board: chess.Board
     """The position (halfmove/fullmove counters from the line, its ``hmvc``/``fmvn``, or 0 and 1)."""
     ops: Dict[str, Any] = field(default_factory=dict)
-    """Operations as python-chess gives them: ``bm``/``am``/``pm``/``pv`` lists of moves, integers,
-    text."""
+    """Operations as python-chess gives them: ``bm``/``am``/``pv`` lists of moves, ``pm``/``sm`` a
+    move, integers, text."""
 
     @property
     def id(self) -> Optional[str]:
@@ -159,6 +166,12 @@ class EpdReader:
 
     def _parse(self, text: str, chess960: bool, number: Optional[int]) -> Tuple[chess.Board, Dict[str, Any]]:
         fields = text.split()
+        if len(fields) < 2 or fields[1] not in ("w", "b"):
+            # python-chess would assume White; Stockfish's 'position fen' assumes Black: refuse
+            # rather than pick a side the user may not have meant.
+            if fields and _PLACEMENT.match(fields[0]):
+                raise ValueError("no side to move after the board (w or b): %r" % _cut(text))
+            raise ValueError("not a FEN or EPD position: %r" % _cut(text))
         if len(fields) == 6 and fields[4].isdigit() and fields[5].isdigit():
             try:
                 return chess.Board(" ".join(fields), chess960=chess960), {}  # a plain FEN
@@ -181,6 +194,10 @@ class EpdReader:
                 moves = self._moves(board, opcode, operands, number)
                 if moves:
                     ops.setdefault(opcode, []).extend(moves)
+            elif opcode in SINGLE_MOVE_OPCODES:
+                moves = self._moves(board, opcode, operands[:1], number)
+                if moves:
+                    ops[opcode] = moves[0]
             elif opcode in INT_OPCODES or _PERFT_OPCODE.match(opcode):
                 words = [_unquote(w) for w in operands]
                 if len(words) == 1 and _INTEGER.match(words[0]):
@@ -262,17 +279,24 @@ def _board_fields(text: str, chess960: bool) -> Tuple[chess.Board, str]:
 
 def _split_operations(tokens: List[str]) -> Iterator[Tuple[str, List[str]]]:
     """(opcode, operands) pairs. A semicolon ends an operation; a known opcode also starts a
-    new one, so operations without semicolons read too. After a semicolon, words that are no
-    opcode continue a move list (``bm Bxg2; Bxh2 +``)."""
+    new one, so operations without semicolons read too. Two readings keep moves from being
+    taken for opcodes or the reverse: in a move list, a pawn move on the c-file (``bm c6``) is
+    a move unless a quoted text follows it (``c6 "comment"``); after a semicolon, a word that
+    is no opcode continues a move list only if it looks like a move (``bm Bxg2; Bxh2 +``)."""
     opcode: Optional[str] = None
     operands: List[str] = []
     after_semicolon = False
-    for token in tokens:
+    for index, token in enumerate(tokens):
         if token == ";":
             after_semicolon = True
             continue
+        in_moves = opcode in MOVE_OPCODES or opcode in SINGLE_MOVE_OPCODES or opcode in LINE_OPCODES
         known = _is_opcode(token)
-        if opcode is not None and (known or (after_semicolon and opcode not in MOVE_OPCODES)):
+        if known and in_moves and not after_semicolon and _C_FILE_PAWN_MOVE.match(token):
+            following = tokens[index + 1] if index + 1 < len(tokens) else ""
+            known = following.startswith('"')
+        continues = in_moves and after_semicolon and bool(_MOVE_WORD.match(token))
+        if opcode is not None and (known or (after_semicolon and not continues)):
             yield opcode, operands
             opcode, operands = None, []
         if opcode is None:
@@ -285,7 +309,7 @@ def _split_operations(tokens: List[str]) -> Iterator[Tuple[str, List[str]]]:
 
 
 def _is_opcode(token: str) -> bool:
-    return token in MOVE_OPCODES or token in LINE_OPCODES or token in INT_OPCODES or token in TEXT_OPCODES \
+    return token in MOVE_OPCODES or token in SINGLE_MOVE_OPCODES or token in LINE_OPCODES or token in INT_OPCODES or token in TEXT_OPCODES \
         or bool(_PERFT_OPCODE.match(token))
 
 

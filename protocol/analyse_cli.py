@@ -270,8 +270,9 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     if review is not None and not review.finish(tasks, _settings(args), report):
         return EXIT_USAGE
     if not args.quiet:
-        stderr.write("pruner analyse: %d positions in %.1f s%s\n" % (
-            positions, time.monotonic() - started, "; %d inputs failed" % failed if failed else ""))
+        stderr.write("pruner analyse: %d position%s in %.1f s%s\n" % (
+            positions, "" if positions == 1 else "s", time.monotonic() - started,
+            "; %d input%s failed" % (failed, "" if failed == 1 else "s") if failed else ""))
     return min(failed, MAX_FAILED_STATUS)
 
 

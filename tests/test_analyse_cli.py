@@ -336,7 +336,7 @@ def test_progress_bar_text_and_quiet_modes():
     assert silent.getvalue() == ""
     # A non-terminal stderr gets no bar, only the summary (and --quiet drops that too).
     status, _, err = run(["--depth", "1", "startpos"])
-    assert status == 0 and "\r" not in err and err.startswith("pruner analyse: 1 positions in ")
+    assert status == 0 and "\r" not in err and err.startswith("pruner analyse: 1 position in ")
 
 
 # -- the real command ---------------------------------------------------------------------------

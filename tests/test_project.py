@@ -1,6 +1,8 @@
-"""The project's contract files agree: `.ci/run` runs the README's test command verbatim."""
+"""The project's contract files agree: `.ci/run` runs the README's test command verbatim; the
+repository names no path outside itself and notes the origin of each data file."""
 
 import os
+import subprocess
 import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,3 +30,50 @@ def test_ci_runs_the_readme_test_command_verbatim():
     ci_lines = [line.strip() for line in read(".ci/run").splitlines()]
     assert test in ci_lines
     assert ci_lines[-1] == test  # the last command, so its status is CI's status
+
+
+# Spelled in pieces so that this file does not match itself.
+OUTSIDE = ["..%sshared" % "/", "/wo" + "rk/", "/ro" + "ot/", "/ho" + "me/", "/ch" + "eck/"]
+
+
+def tracked_text_files() -> list:
+    """The repository's files (git's list in a checkout, else a walk), text only."""
+    try:
+        names = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                               check=True).stdout.splitlines()
+    except (OSError, subprocess.CalledProcessError):
+        names = [os.path.relpath(os.path.join(top, name), ROOT) for top, dirs, files in os.walk(ROOT)
+                 if not any(part.startswith(".") for part in os.path.relpath(top, ROOT).split(os.sep)[1:])
+                 for name in files]
+    out = []
+    for name in names:
+        try:
+            with open(os.path.join(ROOT, name), encoding="utf-8") as handle:
+                out.append((name, handle.read()))
+        except (UnicodeDecodeError, OSError):
+            continue  # binary (tables, pictures)
+    return out
+
+
+def test_nothing_names_a_path_outside_the_repository():
+    files = tracked_text_files()
+    assert any(name == "README.md" for name, _ in files)
+    offending = ["%s:%d: %s" % (name, number, line.strip())
+                 for name, text in files if not name.startswith("tests/data/")
+                 for number, line in enumerate(text.splitlines(), 1)
+                 if any(path in line for path in OUTSIDE)]
+    assert offending == []
+
+
+def test_every_data_file_has_its_origin_noted():
+    """Each data directory has a README naming each of its files."""
+    for folder in ("tests/data", "scripts/books"):
+        with open(os.path.join(ROOT, folder, "README.md"), encoding="utf-8") as handle:
+            readme = handle.read()
+        for top, _, names in os.walk(os.path.join(ROOT, folder)):
+            for name in names:
+                if name != "README.md" and not name.endswith(".pyc"):
+                    relative = os.path.relpath(os.path.join(top, name), os.path.join(ROOT, folder))
+                    stem_in_its_folder = os.path.splitext(name)[0] in readme and os.path.dirname(relative) in readme
+                    assert relative in readme or name in readme or stem_in_its_folder, \
+                        "%s/%s: origin not noted" % (folder, relative)
