@@ -4,6 +4,7 @@ The total node count is the search's signature (deterministic for a given code v
 interpreter and machine alike); nodes/second is the speed figure.
 """
 
+import platform
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -74,3 +75,21 @@ def run(depth: Optional[int] = None, on_position: Optional[Callable[[int, str, i
         if on_position is not None:
             on_position(i, fen, result.nodes)
     return BenchResult(total, elapsed)
+
+
+def report(depth: Optional[int], emit: Callable[[str], None]) -> BenchResult:
+    """``bench [depth]`` as ``pruner bench`` and the UCI ``bench`` command print it: one line
+    per position through ``emit``, then the node signature and the speed (Stockfish's layout)."""
+    depth = depth or DEFAULT_DEPTH
+
+    def on_position(index: int, fen: str, nodes: int) -> None:
+        emit("Position %d/%d: %d nodes  %s" % (index, len(POSITIONS), nodes, fen))
+
+    result = run(depth, on_position=on_position)
+    emit("===========================")
+    emit("Depth: %d" % depth)
+    emit("Total time (ms): %d" % int(result.seconds * 1000))
+    emit("Nodes searched: %d" % result.nodes)
+    emit("Nodes/second: %d" % result.nps)
+    emit("Interpreter: %s %s" % (platform.python_implementation(), platform.python_version()))
+    return result

@@ -308,9 +308,12 @@ def _split_operations(tokens: List[str]) -> Iterator[Tuple[str, List[str]]]:
         yield opcode, operands
 
 
+KNOWN_OPCODES = MOVE_OPCODES | SINGLE_MOVE_OPCODES | LINE_OPCODES | INT_OPCODES | TEXT_OPCODES
+"""Every opcode the reader knows (besides the perft counts ``D1``...)."""
+
+
 def _is_opcode(token: str) -> bool:
-    return token in MOVE_OPCODES or token in SINGLE_MOVE_OPCODES or token in LINE_OPCODES or token in INT_OPCODES or token in TEXT_OPCODES \
-        or bool(_PERFT_OPCODE.match(token))
+    return token in KNOWN_OPCODES or bool(_PERFT_OPCODE.match(token))
 
 
 def _parse_move(board: chess.Board, word: str) -> Optional[chess.Move]:

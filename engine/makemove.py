@@ -10,7 +10,7 @@ only when a pawn of the side to move could capture (as in Polyglot), so transpos
 differ only by an unusable en-passant square share a key.
 
 ``do_move`` and ``do_null`` also make the move themselves instead of python-chess's ``push``:
-every field ``push`` sets comes out the same (tests/test_fastpush.py checks them field by field
+every field ``push`` sets comes out the same (tests/engine/test_fastpush.py checks them field by field
 on the perft suites), but the position before is saved as a plain tuple on ``board._stack`` and
 only ``undo_move`` takes it back. A board moved on this way must never reach python-chess code
 that pops past its own pushes (``pop``, ``is_repetition``, ``outcome``, ``root``): a tuple has no
@@ -89,13 +89,13 @@ _NULL_MOVE = chess.Move.null()
 def do_move(board: chess.Board, move: chess.Move, key: int, mg: int, eg: int, phase: int) -> State:
     """Play ``move`` (legal) on ``board`` and return the updated state; ``undo_move`` takes it back.
 
-    Leaves every field python-chess's ``push`` sets exactly as ``push`` would (tests/test_fastpush.py
+    Leaves every field python-chess's ``push`` sets exactly as ``push`` would (tests/engine/test_fastpush.py
     checks field by field on the perft suites), but saves the previous position as a tuple in
     ``board._stack``: only ``undo_move`` may take it back, never ``board.pop()``.
     """
     # Hot path: python-chess's push (with _BoardState, _remove/_set_piece_at, _to/_from_chess960,
     # is_zeroing) merged into the key/PST update, at the price of repeating push's rules here
-    # (pinned by tests/test_fastpush.py). Measured with cachegrind, `bench 3` on CPython 3.11:
+    # (pinned by tests/engine/test_fastpush.py). Measured with cachegrind, `bench 3` on CPython 3.11:
     # 5.17e9 -> 4.26e9 instructions (-17.6%), `bench 4` 9.24e9 -> 7.41e9 (-19.8%); PyPy `bench 5`
     # 19.96e9 -> 19.84e9 (mean of 3, within its +-0.7% JIT noise: no loss).
     frm = move.from_square

@@ -5,7 +5,7 @@ same order (so the search, its node counts and the bench signature do not change
 in one plain loop: python-chess's general generator chains three generators, asks
 ``generate_castling_moves`` and the pawn pushes for moves the capture mask then drops, and
 calls ``_is_safe`` per move. When the side to move is in check (evasions) or has no king,
-python-chess's own generator is used. tests/test_movegen.py checks the equality on the
+python-chess's own generator is used. tests/engine/test_movegen.py checks the equality on the
 perft suites and on positions from random games.
 """
 

@@ -8,6 +8,7 @@ nodes and abort the running iteration by raising ``SearchAborted``.
 """
 
 import math
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -36,6 +37,10 @@ HISTORY_MAX = 16384
 
 class SearchAborted(Exception):
     """Raised inside the tree when the search must stop now."""
+
+
+PARAMS_VARIABLE = "PRUNER_PARAMS"
+"""Environment variable read by ``SearchParams.from_environment``."""
 
 
 @dataclass
@@ -73,6 +78,16 @@ class SearchParams:
                 raise ValueError("not a search parameter: %r" % item)
             setattr(params, name, int(value) if name != "pruning" else value.lower() in ("1", "true", "on"))
         return params
+
+    @classmethod
+    def from_environment(cls) -> "Tuple[SearchParams, Optional[str]]":
+        """The parameters ``PRUNER_PARAMS`` sets (developers only: ablation and tuning matches
+        pass it through ``--env1``), and the problem when it cannot be read (then the defaults:
+        a typo must not stop an engine in a match; the caller reports the problem)."""
+        try:
+            return cls.parse(os.environ.get(PARAMS_VARIABLE, "")), None
+        except ValueError as exc:
+            return cls(), "%s ignored: %s" % (PARAMS_VARIABLE, exc)
 
 
 def _lmr_table() -> List[List[int]]:

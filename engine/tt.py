@@ -20,8 +20,8 @@ EXACT, LOWER, UPPER = 0, 1, 2
 
 ENTRY_BYTES = 320
 """Upper bound of one filled slot on CPython 3.11 (tuple, key and score ints, Move with its
-__dict__, list slot; about 260 measured, 320 worst case):
-sizes the table so that it stays within the ``Hash`` option (tests/test_tt.py checks it)."""
+__dict__, list slot; about 260 measured, 320 worst case): sizes the table so that it stays
+within the ``Hash`` option (``test_tt_memory_stays_within_hash`` in tests/engine/test_search.py)."""
 
 Entry = Tuple[int, Optional[chess.Move], int, int, int, int]
 

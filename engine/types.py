@@ -88,10 +88,6 @@ class Limits:
     ends it early: the node limit decides (``UCI_LimitStrength``, so that a level plays the
     same at every time control while the clock allows)."""
 
-    def is_timed(self) -> bool:
-        """True when a clock or a movetime bounds the search."""
-        return self.movetime is not None or self.wtime is not None or self.btime is not None
-
 
 @dataclass
 class SearchInfo:

@@ -1,6 +1,7 @@
-"""Pruner's UCI layer: parses GUI commands, runs searches on a thread, prints info/bestmove.
+"""The ways the outside world talks to the engine: one folder per program.
 
-It knows the wire format and the ``engine.search.Searcher`` interface, nothing about how the
-search works. Modules: ``uci`` (parse/format), ``options`` (declared options), ``loop``
-(reader, search thread, single stdout writer), ``__main__`` (the ``pruner`` command).
+``uci/`` is the UCI server (``pruner``, ``python -m protocol``); ``analyse/`` is the
+``pruner analyse`` application; ``__main__`` holds the one table of subcommands. The two
+programs never import each other; both import ``engine`` and the helpers here that they
+share with the match lab in scripts/ (``cluster``: Dask; ``extras``: optional dependencies).
 """

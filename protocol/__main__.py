@@ -1,70 +1,103 @@
-"""Command line: ``pruner`` / ``python -m protocol``.
+"""Command line: ``pruner`` / ``python -m protocol``, one table of subcommands.
 
-    pruner                 the UCI engine on stdin/stdout
+    pruner                 the UCI engine on stdin/stdout (also ``pruner uci``)
     pruner bench [depth]   fixed-depth bench: per-position nodes, then the totals
-    pruner analyse ...     handled by protocol.analyse_cli
+    pruner analyse ...     depth-limited analysis of FENs, EPD and PGN files (protocol/analyse/)
+
+Each subcommand's module is imported only when it runs, so ``pruner`` answers ``uci`` without
+loading the analysis application, and a subcommand owns its own options: ``analyse`` gets its
+arguments untouched.
 """
 
 import argparse
 import importlib
 import platform
 import sys
-from typing import List, Optional
+from typing import Callable, Dict, List, NamedTuple, Optional
 
 import engine
 
-ANALYSE_MODULE = "protocol.analyse_cli"
+
+class Subcommand(NamedTuple):
+    """One row of the table."""
+
+    help: str
+    module: str
+    """Imported when the subcommand runs."""
+    run: Callable[[object, List[str]], int]
+    """``run(module, argv)``: the exit status."""
+
+
+def _serve(module: object, argv: List[str]) -> int:
+    if argv:
+        print("pruner uci: takes no arguments, got %s" % " ".join(argv), file=sys.stderr)
+        return 2
+    return module.serve()  # type: ignore[attr-defined]
+
+
+def _bench(module: object, argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(prog="pruner bench", description=SUBCOMMANDS["bench"].help)
+    default = module.DEFAULT_DEPTH  # type: ignore[attr-defined]
+    parser.add_argument("depth", nargs="?", type=int, help="search depth (default: %d)" % default)
+    args = parser.parse_args(argv)
+    if args.depth is not None and args.depth < 1:
+        print("pruner bench: depth must be at least 1", file=sys.stderr)
+        return 2
+    module.report(args.depth, lambda line: print(line, flush=True))  # type: ignore[attr-defined]
+    return 0
+
+
+def _analyse(module: object, argv: List[str]) -> int:
+    status = module.main(argv)  # type: ignore[attr-defined]
+    return status if isinstance(status, int) else 0
+
+
+SUBCOMMANDS: Dict[str, Subcommand] = {
+    "uci": Subcommand("speak UCI on stdin/stdout (the default)", "protocol.uci.loop", _serve),
+    "bench": Subcommand("search the bench positions to a fixed depth; print nodes and speed", "engine.bench",
+                        _bench),
+    "analyse": Subcommand("analyse positions or games (see `pruner analyse --help`)", "protocol.analyse.cli",
+                          _analyse),
+}
+"""Every subcommand of ``pruner``; without one, ``uci``. To add one: a row here and a module
+with the function its ``run`` calls."""
 
 
 def _version() -> str:
     return "Pruner %s (%s %s)" % (engine.__version__, platform.python_implementation(), platform.python_version())
 
 
-def _analyse(argv: List[str]) -> int:
-    """Hand ``pruner analyse ...`` to ``protocol.analyse_cli.main(argv)`` (imported only now)."""
-    try:
-        module = importlib.import_module(ANALYSE_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name != ANALYSE_MODULE:
-            raise  # the module exists but one of its own imports is missing: show that
-        print("pruner: 'analyse' is not available in this build (%s is missing)" % ANALYSE_MODULE, file=sys.stderr)
-        return 2
-    status = module.main(argv)
-    return status if isinstance(status, int) else 0
-
-
-def _parser() -> argparse.ArgumentParser:
+def _usage() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pruner",
         description="Pruner, a UCI chess engine in Python. Without a command it speaks UCI on stdin/stdout.")
     parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", metavar="command")
-    commands.add_parser("uci", help="speak UCI on stdin/stdout (the default)")
-    bench = commands.add_parser("bench", help="search the bench positions to a fixed depth; print nodes and speed")
-    bench.add_argument("depth", nargs="?", type=int, help="search depth (default: engine.bench.DEFAULT_DEPTH)")
-    commands.add_parser("analyse", help="analyse positions or games (see `pruner analyse --help`)")
+    for name, subcommand in SUBCOMMANDS.items():
+        commands.add_parser(name, help=subcommand.help, add_help=False)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``pruner`` console script; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] == "analyse":
-        return _analyse(argv[1:])  # its options belong to analyse_cli, not to this parser
-    args = _parser().parse_args(argv)
-    if args.command == "bench":
-        if args.depth is not None and args.depth < 1:
-            print("pruner bench: depth must be at least 1", file=sys.stderr)
-            return 2
-        from protocol.loop import run_bench
-
-        def emit(line: str) -> None:
-            print(line, flush=True)
-
-        run_bench(args.depth, emit)
-        return 0
-    from protocol.loop import serve
-    return serve()
+    name = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    if name is None:
+        if argv:  # --help, --version, or an unknown command: argparse answers and exits
+            _usage().parse_args(argv)
+        name = "uci"
+    else:
+        argv = argv[1:]
+    subcommand = SUBCOMMANDS[name]
+    try:
+        module = importlib.import_module(subcommand.module)
+    except ModuleNotFoundError as exc:
+        if exc.name != subcommand.module:
+            raise  # the module exists but one of its own imports is missing: show that
+        print("pruner: '%s' is not available in this build (%s is missing)" % (name, subcommand.module),
+              file=sys.stderr)
+        return 2
+    return subcommand.run(module, argv)
 
 
 if __name__ == "__main__":

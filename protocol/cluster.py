@@ -78,12 +78,15 @@ _IDENTITY_LOCK = threading.Lock()
 def _package_digest(name: str, digest: "hashlib._Hash") -> None:
     module = importlib.import_module(name)
     folder = os.path.dirname(os.path.abspath(module.__file__ or ""))
-    for entry in sorted(os.listdir(folder)):
-        if entry.endswith(".py"):
-            digest.update(("%s/%s\0" % (name, entry)).encode())
-            with open(os.path.join(folder, entry), "rb") as handle:
-                digest.update(handle.read())
-            digest.update(b"\0")
+    files = []
+    for top, dirs, names in os.walk(folder):  # subpackages too (protocol/uci, protocol/analyse/...)
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        files.extend(os.path.relpath(os.path.join(top, n), folder) for n in names if n.endswith(".py"))
+    for entry in sorted(f.replace(os.sep, "/") for f in files):
+        digest.update(("%s/%s\0" % (name, entry)).encode())
+        with open(os.path.join(folder, entry), "rb") as handle:
+            digest.update(handle.read())
+        digest.update(b"\0")
 
 
 def code_identity(packages: Sequence[str]) -> Dict[str, str]:
@@ -264,13 +267,48 @@ def is_killed_worker(exc: BaseException) -> bool:
     return type(exc).__name__ == "KilledWorker"
 
 
+class WorkerCache:
+    """What a worker process keeps across tasks (searchers, engine processes), one object per
+    (thread, key), because starting one per task would cost more than most tasks: ``get``
+    makes it on first use (again when ``usable`` says the kept one is dead), ``release``
+    closes them all (run on every worker when a run ends, and at exit)."""
+
+    def __init__(self, close: Any) -> None:
+        self._close = close
+        self._items: Dict[tuple, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple, make: Any, usable: Any = None) -> Any:
+        """This thread's object for ``key``: the kept one, or ``make()``."""
+        key = (threading.get_ident(),) + tuple(key)
+        with self._lock:
+            item = self._items.get(key)
+        if item is not None and usable is not None and not usable(item):
+            self._close(item)
+            item = None
+        if item is None:
+            item = make()
+            with self._lock:
+                self._items[key] = item
+        return item
+
+    def release(self) -> int:
+        """Close every kept object; how many there were."""
+        with self._lock:
+            items = list(self._items.values())
+            self._items.clear()
+        for item in items:
+            self._close(item)
+        return len(items)
+
+
 def release_on_workers(cluster: Cluster, function, *args) -> None:
     """``client.run(function, *args)`` on every worker, ignoring failures (cleanup only)."""
     with contextlib.suppress(Exception):
         cluster.client.run(function, *args)
 
 
-__all__ = ["Cluster", "ClusterError", "EXTRA_HINT", "VersionMismatch", "code_identity",
+__all__ = ["Cluster", "ClusterError", "EXTRA_HINT", "VersionMismatch", "WorkerCache", "code_identity",
                       "describe_identity", "error_text", "import_distributed", "is_killed_worker",
                       "open_cluster", "parse_address", "release_on_workers", "require_identity",
                       "worker_identity"]

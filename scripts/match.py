@@ -16,7 +16,8 @@ import socket
 import sys
 from typing import List, Optional
 
-sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from engine.cpus import usable_cpus  # noqa: E402
 
 from matchlib.adjudication import AdjudicationRules  # noqa: E402
 from matchlib.cluster import ClusterMatch, cluster_address  # noqa: E402
@@ -95,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     games = parser.add_argument_group("games and openings")
     games.add_argument("--games", type=int, default=2, metavar="N",
                        help="number of games: pairs of two with reversed colours, so an even number")
-    games.add_argument("--jobs", "--concurrency", dest="concurrency", type=int, default=os.cpu_count() or 1,
+    games.add_argument("--jobs", "--concurrency", dest="concurrency", type=int, default=usable_cpus(),
                        metavar="N",
                        help="games played at the same time (with --cluster: one pair per worker thread)")
     games.add_argument("--cluster", metavar="ADDRESS", type=cluster_address,

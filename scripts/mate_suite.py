@@ -17,7 +17,7 @@ import os
 import sys
 from typing import List, Optional
 
-sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
 
 import chess  # noqa: E402
 import chess.engine  # noqa: E402

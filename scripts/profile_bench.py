@@ -9,11 +9,10 @@ are counted each time and only their cost moves.
 
 import argparse
 import cProfile
-import os
 import pstats
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
 
 from engine import bench  # noqa: E402
 

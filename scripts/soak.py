@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Dict, List, Optional, Tuple
 
-sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
 
 import chess  # noqa: E402
 import chess.pgn  # noqa: E402

@@ -10,11 +10,11 @@ Default engine: Pruner (``pruner``).  The last line reads ``solved X/Y`` (plus
 
 import argparse
 import logging
-import os
 import sys
 from typing import List, Optional
 
-sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from engine.cpus import usable_cpus  # noqa: E402
 
 import chess.engine  # noqa: E402
 
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     limit.add_argument("--time", type=float, metavar="S", help="seconds per position (the old spelling of --movetime)")
     limit.add_argument("--depth", type=int, metavar="N", help="search depth per position")
     limit.add_argument("--nodes", type=int, metavar="N", help="nodes per position")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+    parser.add_argument("--jobs", type=int, default=usable_cpus(), metavar="N",
                         help="engine processes solving positions in parallel (default: %(default)s)")
     parser.add_argument("--mate-depth", action="store_true",
                         help="search each 'dm N' position to depth 2N+2 (the other positions use the limit)")

@@ -4,13 +4,12 @@ The engine runs with the interpreter running pytest (``sys.executable -m protoco
 repository root, so CPython and PyPy test runs each test their own interpreter.
 """
 
-import os
 import sys
 from typing import List
 
 import pytest
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from paths import ROOT as REPO_ROOT  # noqa: E402
 
 ENGINE_COMMAND: List[str] = [sys.executable, "-m", "protocol"]
 """Command line of the UCI engine under test."""

@@ -1,8 +1,8 @@
 """Library behind scripts/match.py and scripts/suite.py, one concept per module.
 
 - ``stats``        Elo from score, 95% intervals (trinomial, pentanomial), LOS, GSPRT
-- ``epd``          parse EPD / FEN lines (with or without move counters) into boards and opcodes
-- ``openings``     load openings from EPD or PGN files; pair order (sequential or seeded random)
+- ``openings``     load openings from EPD (``engine.epd``) or PGN files; pair order (sequential or
+                   seeded random)
 - ``timecontrol``  parse ``base+inc``; build the UCI limit from the runner's clocks
 - ``engines``      engine command specs; one engine process per worker with off-clock
                    ``ucinewgame``, a hard deadline per move and fault classification
@@ -15,4 +15,19 @@
 - ``runner``       the match: worker threads, live progress, SPRT early stop, summary
 - ``cluster``      ``--cluster``: the match's opening pairs played on a Dask cluster
 - ``epdsuite``     EPD test suites (bm/am/c0), time to solution, parallel solving
+
+Importing ``matchlib`` is also the one place where the match lab edits ``sys.path``: a script
+run as ``python scripts/NAME.py`` sees scripts/ (so ``matchlib``) but not the checkout's root,
+where ``engine`` and ``protocol`` live. The root of the checkout this package lives in is put
+first, so a script always uses the code beside it (not another installed Pruner), also from a
+clone where Pruner is not installed. Scripts import ``matchlib`` before ``engine``/``protocol``.
 """
+
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+"""The checkout's root (the folder holding engine/, protocol/ and scripts/)."""
+
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)

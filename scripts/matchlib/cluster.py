@@ -28,13 +28,8 @@ from .engines import EnginePlayer, EngineSpec, EngineStartError
 from .game import Fault, GameJob, GameRecord, GameSettings, play_game
 from .runner import Match, MatchConfig, MatchResult
 
-try:
-    from protocol.cluster import (ClusterError, error_text, is_killed_worker, open_cluster,
-                                  parse_address, release_on_workers, require_identity)
-except ImportError:  # Pruner not installed: use the checkout this script lives in
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    from protocol.cluster import (ClusterError, error_text, is_killed_worker, open_cluster,
-                                  parse_address, release_on_workers, require_identity)
+from protocol.cluster import (ClusterError, WorkerCache, error_text, is_killed_worker, open_cluster,
+                              parse_address, release_on_workers, require_identity)
 
 PACKAGES = ("engine", "protocol", "matchlib")
 """Code every worker must share with the client (the runner and the Pruner it starts)."""
@@ -57,32 +52,25 @@ def cluster_address(text: str) -> str:
 
 # -- on the workers ------------------------------------------------------------------------
 
-_PLAYERS: Dict[tuple, Tuple[EnginePlayer, EnginePlayer]] = {}
+def _quit_pair(players: Tuple[EnginePlayer, EnginePlayer]) -> None:
+    for player in players:
+        player.quit()
+
+
+_PLAYERS = WorkerCache(_quit_pair)
 """This worker process's engine pairs, one per (thread, engine specs): kept across pairs."""
-_PLAYERS_LOCK = threading.Lock()
 
 
 def _worker_players(spec1: EngineSpec, spec2: EngineSpec, start_timeout: float,
                     chess960: bool) -> Tuple[EnginePlayer, EnginePlayer]:
-    key = (threading.get_ident(), repr(spec1), repr(spec2), start_timeout, chess960)
-    with _PLAYERS_LOCK:
-        players = _PLAYERS.get(key)
-        if players is None:
-            players = (EnginePlayer(spec1, start_timeout=start_timeout, chess960=chess960),
-                       EnginePlayer(spec2, start_timeout=start_timeout, chess960=chess960))
-            _PLAYERS[key] = players
-    return players
+    return _PLAYERS.get((repr(spec1), repr(spec2), start_timeout, chess960),
+                        lambda: (EnginePlayer(spec1, start_timeout=start_timeout, chess960=chess960),
+                                 EnginePlayer(spec2, start_timeout=start_timeout, chess960=chess960)))
 
 
 def release_players() -> int:
     """Quit this process's engines; run on every worker when a match ends."""
-    with _PLAYERS_LOCK:
-        pairs = list(_PLAYERS.values())
-        _PLAYERS.clear()
-    for pair in pairs:
-        for player in pair:
-            player.quit()
-    return len(pairs)
+    return _PLAYERS.release()
 
 
 def probe_engines(spec1: EngineSpec, spec2: EngineSpec, start_timeout: float, chess960: bool,

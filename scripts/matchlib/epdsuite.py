@@ -18,7 +18,7 @@ from typing import Callable, Dict, List, Optional
 import chess
 import chess.engine
 
-from .engines import EnginePlayer, EngineSpec, EngineStartError
+from .engines import EnginePlayer, EngineSpec
 from engine.epd import EpdReader, EpdRecord, SkippedLine
 
 

@@ -10,11 +10,12 @@ into place so a viewer never sees half a PNG. matplotlib is imported on the firs
 and only its Agg canvas is used (no pyplot, no GUI, safe off the main thread).
 """
 
-import importlib
 import math
 import os
 import sys
 from typing import BinaryIO, List, Optional, Sequence, Tuple
+
+from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
 
 from .history import TallyPoint
 from .report import fmt_estimate
@@ -28,18 +29,6 @@ DEFAULT_EVERY = 20
 
 ELO_VIEW = 800.0
 """The Elo axis never reaches beyond ± this; larger and infinite ends are clipped to the axis."""
-
-MATPLOTLIB_HINT = "pip install matplotlib"
-
-
-def missing_matplotlib() -> bool:
-    """True when ``import matplotlib`` fails."""
-    try:
-        importlib.import_module("matplotlib")
-    except ImportError:
-        return True
-    return False
-
 
 def check_path(path: str) -> Optional[str]:
     """Why ``path`` cannot be a plot (None when it can)."""

@@ -1,0 +1,318 @@
+"""``pruner analyse --cluster ADDRESS``: the same tasks and records, run on a Dask cluster.
+
+The client reads the inputs into the usual tasks (``protocol.analyse.inputs``) and submits
+them as Dask tasks: one per PGN game, or a chunk of consecutive FEN/EPD positions. A worker
+thread keeps one searcher for all the tasks it runs (an in-process ``Analyser``, or with
+``--engine CMD`` one UCI engine process such as a PyPy ``pruner``) and runs every task with
+``run_task`` after ``new_game()``, exactly as ``--jobs`` does: the records are identical to
+``--jobs 1`` at a fixed depth or node count. Results come back as they finish and are handed
+on in input order; the caller writes and flushes them at once.
+
+Faults: a task whose worker dies is run again elsewhere by the scheduler (after
+``distributed.scheduler.allowed-failures`` deaths, 3 by default, its positions are reported
+as failed); a task that raises is retried ``RETRIES`` times; a position that fails by itself
+(an engine error on that input) is a failed result, reported once and not retried. Workers
+that run other Pruner code than the client are refused before any work is sent
+(``protocol.cluster``). Progress: each worker reports every analysed position as a Dask
+event, so the progress bar moves per position as in local runs.
+"""
+
+import argparse
+import atexit
+import math
+import queue
+import shlex
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from engine.analysis import Analyser
+from protocol.analyse.inputs import GameTask, Task
+from protocol.analyse.tasks import Settings, TaskResult, run_task
+from protocol.cluster import (Cluster, ClusterError, VersionMismatch, WorkerCache, error_text, is_killed_worker,
+                              open_cluster, parse_address, release_on_workers, require_identity)
+
+PACKAGES = ("engine", "protocol")
+"""The code every worker must share with the client (hashed by ``protocol.cluster.code_identity``)."""
+EXIT_UNAVAILABLE = 69
+"""The cluster cannot be used (sysexits.h ``EX_UNAVAILABLE``): Dask missing, scheduler
+unreachable, workers of another Pruner version. Nothing more is analysed."""
+RETRIES = 2
+"""Extra attempts of a task that raised (a worker's death is handled by the scheduler)."""
+CHUNK_DIVISOR = 8
+"""A chunk of FEN/EPD positions holds the positions left / (worker threads * this)."""
+MAX_CHUNK = 16
+"""Positions per chunk at most."""
+IN_FLIGHT_PER_THREAD = 2
+"""Tasks submitted ahead per worker thread: one running, one waiting at the scheduler."""
+POLL_SECONDS = 0.1
+REFRESH_SECONDS = 2.0
+"""How often the number of worker threads (and so the tasks in flight) is asked again."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--cluster``, ``--engine`` and ``--resume`` on the ``pruner analyse`` parser."""
+    group = parser.add_argument_group("cluster and resuming (docs/cluster.md)")
+    group.add_argument("--cluster", metavar="ADDRESS",
+                       help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N "
+                            "(N local worker processes); needs pip install 'pruner[cluster]'")
+    group.add_argument("--engine", metavar="CMD",
+                       help="with --cluster: each worker thread searches with this UCI engine "
+                            "(e.g. 'pypy3 -m protocol') instead of in-process")
+    group.add_argument("--resume", action="store_true",
+                       help="with -o FILE: keep what FILE holds from an interrupted run of the same "
+                            "command and analyse only the rest")
+
+
+def check_arguments(args: argparse.Namespace) -> Optional[str]:
+    """A usage error message for a bad combination of the options above, or None."""
+    if args.resume and not args.output:
+        return "--resume needs -o FILE"
+    if args.engine is not None and not args.cluster:
+        return "--engine needs --cluster (use --cluster local:N on one machine)"
+    if args.engine is not None and not shlex.split(args.engine):
+        return "--engine: empty command"
+    if args.cluster:
+        try:
+            parse_address(args.cluster)
+        except ValueError as exc:
+            return "--cluster: %s" % exc
+    return None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What every task of a run carries to its worker."""
+
+    settings: Settings
+    engine: Optional[Tuple[str, ...]]
+    """UCI engine command, or None for the in-process searcher."""
+    identity: Tuple[Tuple[str, str], ...]
+    """The client's ``code_identity`` (as items): a worker with other code refuses the task."""
+    topic: str
+    """Dask event topic of this run's progress reports."""
+
+
+Item = Tuple[int, Task]
+"""A task and its index in the run (its place in the output)."""
+
+
+# -- on the workers ------------------------------------------------------------------------
+
+def _close_analyser(analyser: object) -> None:
+    close = getattr(analyser, "close", None)
+    if close is not None:
+        close()  # a UCI engine quits; Pruner's own searcher has nothing to close
+
+
+_ANALYSERS = WorkerCache(_close_analyser)
+"""This worker process's searchers, one per (thread, engine, hash size): kept across tasks."""
+
+
+def _worker_analyser(engine: Optional[Tuple[str, ...]], hash_mb: int):
+    def make():
+        if engine is None:
+            return Analyser(hash_mb)
+        from protocol.analyse.uci_engine import UciAnalyser
+        return UciAnalyser(list(engine), hash_mb)
+
+    return _ANALYSERS.get((engine, hash_mb), make,
+                          usable=lambda analyser: engine is None or analyser.alive)
+
+
+def release_analysers() -> int:
+    """Close this process's searchers (quits UCI engines); run on every worker after a run."""
+    return _ANALYSERS.release()
+
+
+atexit.register(release_analysers)
+
+
+def _event_logger(topic: str) -> Callable[[object], None]:
+    try:
+        from distributed import get_worker
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return lambda message: None
+    return lambda message: worker.log_event(topic, message)
+
+
+def analyse_chunk(spec: RunSpec, items: Sequence[Item]) -> List[Tuple[int, TaskResult]]:
+    """The Dask task: run ``items`` in order on this thread's searcher; their results."""
+    require_identity(PACKAGES, dict(spec.identity))
+    analyser = _worker_analyser(spec.engine, spec.settings.hash_mb)
+    log = _event_logger(spec.topic)
+    results = []
+    for index, task in items:
+        done = [0]
+
+        def tick(n: int, index: int = index, done: List[int] = done) -> None:
+            done[0] += n
+            log([index, done[0]])
+
+        results.append((index, run_task(task, spec.settings, tick, analyser)))
+    return results
+
+
+# -- on the client -------------------------------------------------------------------------
+
+def plan_chunks(tasks: Sequence[Task], threads: int) -> List[List[Item]]:
+    """One chunk per game; consecutive positions in chunks that shrink towards the end
+    (guided scheduling): ``positions left / (threads * CHUNK_DIVISOR)``, at most ``MAX_CHUNK``,
+    so the overhead per task is small while the last chunks keep every worker busy."""
+    left = sum(1 for task in tasks if not isinstance(task, GameTask))
+    chunks: List[List[Item]] = []
+    run: List[Item] = []
+    size = 1
+    for index, task in enumerate(tasks):
+        if isinstance(task, GameTask):
+            if run:
+                chunks.append(run)
+                run = []
+            chunks.append([(index, task)])
+            continue
+        if not run:
+            size = max(1, min(MAX_CHUNK, math.ceil(left / (max(1, threads) * CHUNK_DIVISOR))))
+        run.append((index, task))
+        left -= 1
+        if len(run) >= size:
+            chunks.append(run)
+            run = []
+    if run:
+        chunks.append(run)
+    return chunks
+
+
+class ClusterRunner:
+    """``Runner`` for ``--cluster``: ``run(tasks)`` yields results in input order; a context
+    manager that connects (or starts a LocalCluster), checks the workers and cleans up."""
+
+    def __init__(self, address: str, settings: Settings, tick: Callable[[int], None],
+                 say: Callable[[str], None], engine: Optional[str] = None) -> None:
+        self.address = address
+        self.settings = settings
+        self.tick = tick
+        self.say = say
+        self.engine = tuple(shlex.split(engine)) if engine else None
+        self.cluster: Optional[Cluster] = None
+        self._context = None
+        self._identity: Dict[str, str] = {}
+        self._futures: Dict[str, object] = {}
+
+    def __enter__(self) -> "ClusterRunner":
+        self._context = open_cluster(self.address)
+        self.cluster = self._context.__enter__()
+        try:
+            self.cluster.wait_for_workers(self.say)
+            self._identity = self.cluster.check_workers(PACKAGES)
+            self.say("cluster %s" % self.cluster.describe())
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        cluster, self.cluster = self.cluster, None
+        if cluster is None:
+            return
+        futures = list(self._futures.values())
+        self._futures.clear()
+        if futures:
+            try:
+                cluster.client.cancel(futures)
+            except Exception:  # noqa: BLE001 - closing anyway
+                pass
+        if self.engine is not None and cluster.local is None:
+            release_on_workers(cluster, release_analysers)  # long-lived workers: quit the engines
+        self._context.__exit__(None, None, None)
+
+    def run(self, tasks: List[Task]) -> Iterator[TaskResult]:
+        """Results in the order of ``tasks``; raises ClusterError when the cluster fails us."""
+        assert self.cluster is not None, "use ClusterRunner as a context manager"
+        if not tasks:
+            return
+        client = self.cluster.client
+        threads = max(1, self.cluster.total_threads())
+        spec = RunSpec(self.settings, self.engine, tuple(sorted(self._identity.items())),
+                       "pruner-analyse-%s" % uuid.uuid4().hex[:12])
+        events: "queue.Queue[Tuple[str, object]]" = queue.Queue()
+        client.subscribe_topic(spec.topic, lambda event: events.put(("tick", event[1])))
+        waiting: Deque[Tuple[int, List[Item]]] = deque(enumerate(plan_chunks(tasks, threads)))
+        chunks: Dict[str, List[Item]] = {}
+        ticked = [0] * len(tasks)
+        finished: Dict[int, TaskResult] = {}
+        next_index = 0
+        refreshed = time.monotonic()
+        try:
+            while next_index < len(tasks):
+                while waiting and len(chunks) < IN_FLIGHT_PER_THREAD * threads:
+                    number, chunk = waiting.popleft()
+                    future = client.submit(analyse_chunk, spec, chunk, key="%s-%d" % (spec.topic, number),
+                                           priority=-number, retries=RETRIES, pure=False)
+                    chunks[future.key] = chunk
+                    self._futures[future.key] = future
+                    future.add_done_callback(lambda done: events.put(("done", done)))
+                while next_index in finished:
+                    yield finished.pop(next_index)
+                    next_index += 1
+                if next_index >= len(tasks):
+                    break
+                if time.monotonic() - refreshed > REFRESH_SECONDS:  # workers come and go
+                    threads = max(1, self.cluster.total_threads())
+                    refreshed = time.monotonic()
+                try:
+                    kind, payload = events.get(timeout=POLL_SECONDS)
+                except queue.Empty:
+                    continue
+                if kind == "tick":
+                    index, count = payload  # type: ignore[misc]
+                    self._advance(ticked, tasks, int(index), int(count))
+                    continue
+                future = payload
+                chunk = chunks.pop(future.key, None)  # type: ignore[attr-defined]
+                self._futures.pop(future.key, None)  # type: ignore[attr-defined]
+                if chunk is None:
+                    continue
+                for index, result in self._collect(future, chunk):
+                    self._advance(ticked, tasks, index, tasks[index].work)
+                    finished[index] = result
+        finally:
+            try:
+                client.unsubscribe_topic(spec.topic)
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _advance(self, ticked: List[int], tasks: Sequence[Task], index: int, count: int) -> None:
+        """Progress of task ``index`` is ``count`` positions (reports of a retried attempt
+        restart from 0 and are ignored until they pass the first one's)."""
+        count = min(count, tasks[index].work)
+        if count > ticked[index]:
+            self.tick(count - ticked[index])
+            ticked[index] = count
+
+    def _collect(self, future, chunk: List[Item]) -> List[Tuple[int, TaskResult]]:
+        status = future.status
+        if status == "finished":
+            return list(future.result())
+        if status == "error":
+            exc = future.exception()
+            if isinstance(exc, VersionMismatch) or type(exc).__name__ == "VersionMismatch":
+                raise ClusterError("refusing to go on: a worker that joined during the run has other code: %s"
+                                   % exc)
+            if is_killed_worker(exc):
+                reason = "lost: the workers running it died %s (Dask KilledWorker)" % _times_text()
+            else:
+                reason = "failed on the cluster after %d retries: %s" % (RETRIES, error_text(exc))
+            return [(index, TaskResult(task.source, error=reason)) for index, task in chunk]
+        raise ClusterError("lost the Dask scheduler (task %s is %s); rerun with --resume to continue"
+                           % (future.key, status))
+
+
+def _times_text() -> str:
+    try:
+        import dask
+        return "%d times" % int(dask.config.get("distributed.scheduler.allowed-failures"))
+    except Exception:  # noqa: BLE001
+        return "repeatedly"

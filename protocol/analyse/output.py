@@ -1,0 +1,165 @@
+"""Output of ``pruner analyse``: JSON Lines, CSV or PGN writers, and the stderr progress bar.
+
+Every writer flushes after each task's output, so an interrupted run leaves whole lines
+(whole games for PGN) behind.
+"""
+
+import csv
+import json
+import time
+from typing import Callable, Dict, IO, List, Optional
+
+from protocol.analyse.tasks import RECORD_KEYS, TaskResult
+
+FORMATS = ("jsonl", "csv", "pgn")
+
+CSV_COLUMNS = tuple(key for key in RECORD_KEYS if key != "lines") + ("multipv",)
+"""CSV has one row per MultiPV line: the position's columns, then that line's move, score and PV."""
+
+
+class JsonLinesWriter:
+    """One JSON object per position and line."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def write(self, result: TaskResult) -> int:
+        """Write the records of ``result``; returns how many."""
+        for record in result.records:
+            self.stream.write(json.dumps(record) + "\n")
+        self.stream.flush()
+        return len(result.records)
+
+
+class CsvWriter:
+    """One row per (position, MultiPV line); PV columns are space-separated moves."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.writer = csv.writer(stream, lineterminator="\n")
+        self.writer.writerow(CSV_COLUMNS)
+        stream.flush()
+
+    def write(self, result: TaskResult) -> int:
+        for record in result.records:
+            for row in csv_rows(record):
+                self.writer.writerow([_cell(row[key]) for key in CSV_COLUMNS])
+        self.stream.flush()
+        return len(result.records)
+
+
+def csv_rows(record: Dict) -> List[Dict]:
+    """The CSV rows of one record: its best line first, then the other MultiPV lines."""
+    rows = []
+    for line in record["lines"] or [None]:
+        row = dict(record, multipv=None)
+        if line is not None:
+            row.update(multipv=line["multipv"], best_uci=line["move_uci"], best_san=line["move_san"],
+                       white_cp=line["white_cp"], white_mate=line["white_mate"], cp=line["cp"],
+                       mate=line["mate"], pv_uci=line["pv_uci"], pv_san=line["pv_san"],
+                       depth=line["depth"], seldepth=line["seldepth"])
+        rows.append(row)
+    return rows
+
+
+def _cell(value: object) -> object:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " ".join(value)
+    return value
+
+
+class PgnWriter:
+    """The annotated games (and one small game per FEN/EPD position)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def write(self, result: TaskResult) -> int:
+        if result.pgn:
+            self.stream.write(result.pgn)
+            self.stream.flush()
+        return len(result.records)
+
+
+def make_writer(fmt: str, stream: IO[str]):
+    """The writer of format ``fmt`` (one of ``FORMATS``) on ``stream``."""
+    return {"jsonl": JsonLinesWriter, "csv": CsvWriter, "pgn": PgnWriter}[fmt](stream)
+
+
+class Progress:
+    """``[#####.....]  12/24 positions  2.1/s  ETA 0:06`` on one rewritten stderr line.
+
+    Disabled (does nothing) unless ``enabled``; redraws at most every ``interval`` seconds.
+    """
+
+    WIDTH = 24
+
+    def __init__(self, total: int, stream: IO[str], enabled: bool, interval: float = 0.1,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.total = total
+        self.done = 0
+        self.stream = stream
+        self.enabled = enabled and total > 0
+        self.interval = interval
+        self.clock = clock
+        self.start = clock()
+        self._drawn_at: Optional[float] = None
+        self._width = 0
+
+    def advance(self, n: int = 1) -> None:
+        """Count ``n`` more positions done."""
+        self.done += n
+        if not self.enabled:
+            return
+        now = self.clock()
+        if self._drawn_at is None or now - self._drawn_at >= self.interval or self.done >= self.total:
+            self.draw(now)
+
+    def text(self, now: float) -> str:
+        """The bar's text at time ``now``."""
+        done, total = min(self.done, self.total), self.total
+        filled = self.WIDTH * done // total
+        elapsed = now - self.start
+        rate = done / elapsed if elapsed > 0 else 0.0
+        if done >= total:
+            eta = "done in %s" % _clock(elapsed)
+        elif rate > 0:
+            eta = "ETA %s" % _clock((total - done) / rate)
+        else:
+            eta = "ETA ?"
+        return "[%s%s] %d/%d positions  %.1f/s  %s" % ("#" * filled, "." * (self.WIDTH - filled),
+                                                        done, total, rate, eta)
+
+    def draw(self, now: Optional[float] = None) -> None:
+        """Redraw the bar."""
+        if not self.enabled:
+            return
+        now = self.clock() if now is None else now
+        text = self.text(now)
+        self.stream.write("\r" + text + " " * max(0, self._width - len(text)))
+        self.stream.flush()
+        self._width = len(text)
+        self._drawn_at = now
+
+    def clear(self) -> None:
+        """Erase the bar (before printing a message); ``draw`` brings it back."""
+        if self.enabled and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+            self._width = 0
+
+    def finish(self) -> None:
+        """Erase the bar for good."""
+        self.clear()
+        self.enabled = False
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return "%d:%02d:%02d" % (hours, minutes, seconds)
+    return "%d:%02d" % (minutes, seconds)

@@ -1,0 +1,137 @@
+"""The review's hook in ``pruner analyse``: the ``--report``/``--plot`` options and the
+collector that keeps every task's result as it passes through the output writer, then, at the
+end, builds the reviews (``model``) and writes the page (``html``) and the picture (``plot``).
+matplotlib itself is imported only when a plot is drawn."""
+
+import argparse
+import io
+import os
+from typing import Callable, List, Optional
+
+import engine
+from protocol.analyse.inputs import Task
+from protocol.analyse.review.html import render_report
+from protocol.analyse.review.model import GameReview, Review, build_review
+from protocol.analyse.review.plot import FORMATS, MAX_PANELS, plot_games
+from protocol.analyse.tasks import Settings, TaskResult
+from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--report`` and ``--plot``; ``--format`` becomes "not given" by default so that a
+    report-only run writes no records to stdout."""
+    group = parser.add_argument_group("pictures")
+    group.add_argument("--report", metavar="FILE.html",
+                       help="write a game review: one self-contained HTML page with an evaluation chart, "
+                            "mistakes, move list and board diagrams per game (no records on stdout then, "
+                            "unless --format or -o is given)")
+    group.add_argument("--plot", metavar="FILE.png",
+                       help="draw the evaluation chart of every game into a PNG (or .svg/.pdf) with "
+                            "matplotlib")
+    parser.set_defaults(format=None)
+
+
+def from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Optional["ReviewCollector"]:
+    """Check ``--report``/``--plot`` (``parser.error`` on a problem) and settle ``--format``.
+
+    Returns the collector to wrap the output writer with, or None without either option.
+    """
+    wanted = args.report is not None or args.plot is not None
+    if args.format is None:
+        args.format = "jsonl"
+        if wanted and args.output is None:
+            args.output = os.devnull  # the pictures are the output
+    if not wanted:
+        return None
+    if getattr(args, "resume", False):
+        parser.error("--report/--plot cannot be combined with --resume: they would show only the inputs left")
+    for option, path in (("--report", args.report), ("--plot", args.plot)):
+        if path is not None:
+            problem = _unwritable(path)
+            if problem:
+                parser.error("%s %s: cannot write: %s" % (option, path, problem))
+    if args.plot is not None:
+        suffix = os.path.splitext(args.plot)[1].lower().lstrip(".")
+        if suffix not in FORMATS:
+            parser.error("--plot %s: the file name must end in %s" % (
+                args.plot, ", ".join("." + name for name in FORMATS)))
+        if missing_matplotlib():
+            parser.error("--plot needs matplotlib, which is not installed: %s" % MATPLOTLIB_HINT)
+    return ReviewCollector(args.report, args.plot)
+
+
+def _unwritable(path: str) -> Optional[str]:
+    if os.path.isdir(path):
+        return "is a directory"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return "no such directory"
+    if not os.access(folder, os.W_OK):
+        return "permission denied"
+    return None
+
+
+class ReviewCollector:
+    """Keeps every task result that passes through the output writer; ``finish`` draws."""
+
+    def __init__(self, report: Optional[str], plot: Optional[str]) -> None:
+        self.report = report
+        self.plot = plot
+        self.results: List[TaskResult] = []
+
+    def wrap(self, writer):
+        """A writer that writes through ``writer`` and keeps each result."""
+        collector = self
+
+        class _Tee:
+            def write(self, result: TaskResult) -> int:
+                collector.results.append(result)
+                return writer.write(result)
+
+        return _Tee()
+
+    def reviews(self, tasks: List[Task], settings: Settings) -> List[Review]:
+        """One review per task, in input order (results come in task order)."""
+        limits = "Pruner %s, %s" % (engine.__version__, settings.limits_text())
+        reviews = []
+        for index, (task, result) in enumerate(zip(tasks, self.results), 1):
+            if task.source != result.source:
+                raise RuntimeError("results out of order: %s != %s" % (task.source, result.source))
+            reviews.append(build_review(index, task, result, limits))
+        return reviews
+
+    def finish(self, tasks: List[Task], settings: Settings, report: Callable[[str], None]) -> bool:
+        """Write the report and the plot; False (after ``report``ing why) when one failed."""
+        reviews = self.reviews(tasks, settings)
+        ok = True
+        if self.report is not None:
+            ok = _write_atomic(self.report, render_report(reviews).encode("utf-8"), "--report", report) and ok
+        if self.plot is not None:
+            games = [review for review in reviews if isinstance(review, GameReview) and review.points()]
+            if not games:
+                report("--plot %s: no analysed game to draw" % self.plot)
+                return False
+            if len(games) > MAX_PANELS:
+                report("--plot %s: drawing the first %d of %d games" % (self.plot, MAX_PANELS, len(games)))
+                games = games[:MAX_PANELS]
+            buffer = io.BytesIO()
+            plot_games(games, buffer, os.path.splitext(self.plot)[1].lstrip(".").lower())
+            ok = _write_atomic(self.plot, buffer.getvalue(), "--plot", report) and ok
+        return ok
+
+
+def _write_atomic(path: str, data: bytes, option: str, report: Callable[[str], None]) -> bool:
+    """Write ``data`` to a temporary file next to ``path`` and move it into place."""
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except OSError as exc:
+        report("%s %s: cannot write: %s" % (option, path, exc.strerror or exc))
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        return False
+    return True

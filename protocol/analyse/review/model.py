@@ -1,0 +1,230 @@
+"""The numbers of a game review (``pruner analyse --report FILE.html`` and ``--plot FILE.png``).
+
+``build_review`` pairs a task with its result and makes one ``GameReview`` per game (or
+``PositionReview`` per FEN/EPD position), with everything both pictures show. The numbers
+come straight from the records: the chart's points are the records' White scores capped
+with the judging code's ``capped_cp``, the mistake counts are the records' ``judgement``
+fields (set by ``annotate.judge``, the function behind the annotated PGN's NAGs).
+
+This module imports nothing of the renderers: ``html`` (the self-contained page, inline SVG)
+and ``plot`` (matplotlib) import it, and ``collect`` (the hook in ``pruner analyse``) imports
+all three.
+"""
+
+import io
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple, Union
+
+import chess
+import chess.engine
+import chess.pgn
+
+from protocol.analyse.annotate import CP_CAP, capped_cp
+from protocol.analyse.inputs import PositionTask, Task, read_game
+from protocol.analyse.tasks import TaskResult
+
+JUDGEMENTS = ("inaccuracy", "mistake", "blunder")
+"""Judgement names, mildest first (as ``annotate.THRESHOLDS`` names them)."""
+
+DIAGRAM_JUDGEMENTS = ("mistake", "blunder")
+"""Judgements that get a board diagram in the report."""
+
+NAG_SYMBOLS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+
+JUDGEMENT_COLOURS = {"inaccuracy": "#3d8fd1", "mistake": "#e69f00", "blunder": "#d64545"}
+"""Marker colours on the charts (HTML and PNG alike)."""
+
+CHART_LIMITS = (200, 300, 500, 1000)
+"""A chart's vertical range is ± the first of these that holds every point."""
+
+@dataclass
+class SideStats:
+    """One side's moves in a reviewed game."""
+
+    moves: int = 0
+    """Moves of this side that were judged (analysed before and after)."""
+    cp_loss_total: int = 0
+    """Sum of the capped centipawn losses of those moves."""
+    counts: Dict[str, int] = field(default_factory=lambda: dict.fromkeys(JUDGEMENTS, 0))
+    """Judged moves by judgement name."""
+
+    @property
+    def acpl(self) -> Optional[float]:
+        """Average centipawn loss (None without judged moves)."""
+        return self.cp_loss_total / self.moves if self.moves else None
+
+
+@dataclass
+class PlyView:
+    """One move of a reviewed game, with what the analysis said about it."""
+
+    ply: int
+    """Plies from the game's start position (the position before the move)."""
+    board: chess.Board
+    """The position before the move (a copy with the game's move stack)."""
+    move: chess.Move
+    san: str
+    record: Optional[Dict]
+    """The analysis record of the position before the move (None when filtered out)."""
+
+    @property
+    def judgement(self) -> Optional[str]:
+        return self.record.get("judgement") if self.record else None
+
+    @property
+    def label(self) -> str:
+        """``14.`` or ``14...`` followed by the move in SAN."""
+        number = self.board.fullmove_number
+        return ("%d. %s" if self.board.turn == chess.WHITE else "%d... %s") % (number, self.san)
+
+
+@dataclass
+class GameReview:
+    """Everything the report and the plot show about one analysed game."""
+
+    index: int
+    """1-based index in the report."""
+    source: str
+    headers: Dict[str, str]
+    start: chess.Board
+    plies: List[PlyView]
+    records: Dict[int, Dict]
+    """Analysis records by ply (0 = start position; the final position included)."""
+    limits: str
+    error: Optional[str] = None
+
+    @property
+    def anchor(self) -> str:
+        return "game-%d" % self.index
+
+    @property
+    def title(self) -> str:
+        white = self.headers.get("White", "?")
+        black = self.headers.get("Black", "?")
+        return "%s – %s" % (white, black)
+
+    def points(self) -> List[Tuple[int, int]]:
+        """``(ply, White's capped centipawns)`` for every analysed position, in order."""
+        return chart_points(self.records.values())
+
+    def marks(self) -> List[Tuple[int, int, PlyView]]:
+        """``(ply after the move, White's capped score there, the move)`` for every judged move
+        whose following position was analysed."""
+        scores = dict(self.points())
+        marks = []
+        for view in self.plies:
+            if view.judgement and view.ply + 1 in scores:
+                marks.append((view.ply + 1, scores[view.ply + 1], view))
+        return marks
+
+    def stats(self) -> Dict[chess.Color, SideStats]:
+        return side_stats(self.records.values())
+
+    @property
+    def nodes(self) -> int:
+        return sum(record.get("nodes") or 0 for record in self.records.values())
+
+
+@dataclass
+class PositionReview:
+    """A FEN/EPD input in the report: the position, its best move and line."""
+
+    index: int
+    source: str
+    record: Optional[Dict]
+    board: chess.Board
+    limits: str
+    error: Optional[str] = None
+
+    @property
+    def anchor(self) -> str:
+        return "position-%d" % self.index
+
+    @property
+    def title(self) -> str:
+        epd_id = self.record.get("id") if self.record else None
+        return "Position %s" % (epd_id or self.source)
+
+
+Review = Union[GameReview, PositionReview]
+
+
+def white_score(record: Dict) -> Optional[int]:
+    """White's score of a record's position, capped to ±``CP_CAP`` (a mate counts as the cap);
+    None when the search reported no score."""
+    if record.get("mate") is not None:
+        relative = chess.engine.Mate(record["mate"])  # 0: the side to move is checkmated
+    elif record.get("cp") is not None:
+        relative = chess.engine.Cp(record["cp"])
+    else:
+        return None
+    turn = chess.WHITE if record.get("turn") == "w" else chess.BLACK
+    return capped_cp(chess.engine.PovScore(relative, turn).white())
+
+
+def chart_points(records) -> List[Tuple[int, int]]:
+    """``(ply, White's capped centipawns)`` of the records that have a score, by ply."""
+    points = []
+    for record in records:
+        score = white_score(record)
+        if score is not None and record.get("ply") is not None:
+            points.append((record["ply"], score))
+    return sorted(points)
+
+
+def chart_limit(points: List[Tuple[int, int]]) -> int:
+    """The chart's range ± in centipawns: the smallest of ``CHART_LIMITS`` holding every point
+    (a mate, at ±``CP_CAP``, always gets the full range and sits on the edge)."""
+    largest = max((abs(score) for _, score in points), default=0)
+    for limit in CHART_LIMITS:
+        if largest <= limit:
+            return limit
+    return CP_CAP
+
+
+def side_stats(records) -> Dict[chess.Color, SideStats]:
+    """Average centipawn loss and judgement counts of each side's judged moves."""
+    stats = {chess.WHITE: SideStats(), chess.BLACK: SideStats()}
+    for record in records:
+        if record.get("cp_loss") is None:
+            continue
+        side = stats[chess.WHITE if record["turn"] == "w" else chess.BLACK]
+        side.moves += 1
+        side.cp_loss_total += record["cp_loss"]
+        if record.get("judgement") in side.counts:
+            side.counts[record["judgement"]] += 1
+    return stats
+
+
+def build_review(index: int, task: Task, result: TaskResult, limits: str) -> Review:
+    """The review of one task from its result."""
+    if isinstance(task, PositionTask):
+        board = chess.Board(task.fen, chess960=task.chess960)
+        record = result.records[0] if result.records else None
+        return PositionReview(index, task.source, record, board, limits, result.error)
+    game = read_game(io.StringIO(task.pgn))
+    records = {record["ply"]: record for record in result.records}
+    board = game.board()
+    start = board.copy()
+    plies = []
+    for ply, move in enumerate(game.mainline_moves()):
+        plies.append(PlyView(ply, board.copy(), move, board.san(move), records.get(ply)))
+        board.push(move)
+    headers = {key: value for key, value in game.headers.items() if value not in ("", "?", "????.??.??")}
+    return GameReview(index, task.source, headers, start, plies, records, limits, result.error)
+
+
+def move_ticks(start: chess.Board, last_ply: int) -> List[Tuple[int, int]]:
+    """``(ply, full-move number)`` of about a dozen axis labels: the plies before White's moves
+    numbered 1, 2, 5, 10, ... apart (``start`` may be any position, e.g. from a FEN)."""
+    offset = 0 if start.turn == chess.WHITE else 1
+    first_move = start.fullmove_number
+    last_move = first_move + (last_ply + offset) // 2
+    count = last_move - first_move + 1
+    step = next(step for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000, 10 ** 9) if count / step <= 12)
+    ticks = []
+    for move in range(first_move, last_move + 1):
+        ply = 2 * (move - first_move) - offset
+        if move % step == 0 and 0 <= ply <= last_ply:
+            ticks.append((ply, move))
+    return ticks

@@ -1,0 +1,265 @@
+"""UCI options: declarations, value validation, defaults and the ``option`` lines of ``uci``.
+
+Adding an option is one declaration in ``declared_options()``: its UCI type, default and
+range, and (when it configures the searcher) an ``apply(searcher, value)`` hook. Options
+without a hook are read by the loop when a search starts (``MultiPV``, ``UCI_Elo``) or only
+inform the GUI (``Ponder``). An option naming a file (``BookFile``, ``SyzygyPath``) also has
+a ``load(value)`` hook: it opens the file at ``setoption`` (so a bad path is refused and the
+old value stands), and the loaded object is what ``apply`` receives and
+``Options.loaded(name)`` returns. Examples of one-liners::
+
+    Check("UCI_Chess960", False),
+    Spin("Threads", 1, 1, 1),
+    String("SyzygyPath", "", load=open_tablebases, apply=lambda searcher, tables: ...),
+    Combo("Style", "Normal", ["Solid", "Normal", "Risky"]),
+"""
+
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from engine import strength
+from engine.cpus import usable_cpus
+from protocol.uci.wire import parse_int, quote
+
+Apply = Callable[[Any, Any], None]
+"""``apply(searcher, value)``: push a new value into the searcher."""
+
+Load = Callable[[Any], Any]
+"""``load(value)``: the object a value stands for (an open book, tablebases), None for an
+empty value; raises ``OSError``/``ValueError`` when it cannot be loaded."""
+
+
+class OptionError(ValueError):
+    """A ``setoption`` that names no option or gives an invalid value; the old value stands."""
+
+
+class Option:
+    """One declared option. Subclasses implement ``parse`` and ``describe`` for their UCI type."""
+
+    kind = ""
+
+    def __init__(self, name: str, default: Any, apply: Optional[Apply] = None,
+                 apply_at_start: bool = True, load: Optional[Load] = None) -> None:
+        self.name = name
+        """Name as shown to the GUI; matched case-insensitively."""
+        self.default = default
+        """Value before any ``setoption``."""
+        self.apply = apply
+        """Hook that pushes the value into the searcher, or None."""
+        self.apply_at_start = apply_at_start
+        """Apply the current value when the searcher is created (False: the constructor takes it)."""
+        self.load = load
+        """Hook that opens what the value names, at ``setoption``; None for plain values.
+        The default value is never loaded (file options default to empty)."""
+
+    def parse(self, text: Optional[str]) -> Any:
+        """Validate the text after ``value`` (None when absent); raise ``OptionError``."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        """The ``option name ... type ...`` line sent after ``uci``."""
+        raise NotImplementedError
+
+
+class Spin(Option):
+    """An integer in ``[minimum, maximum]``; out-of-range values are refused, not clamped."""
+
+    kind = "spin"
+
+    def __init__(self, name: str, default: int, minimum: int, maximum: int,
+                 apply: Optional[Apply] = None, apply_at_start: bool = True) -> None:
+        super().__init__(name, default, apply, apply_at_start)
+        self.minimum = minimum
+        self.maximum = maximum
+
+    def parse(self, text: Optional[str]) -> int:
+        if text is None or not text.strip():
+            raise OptionError("option %s needs a value" % self.name)
+        try:
+            value = parse_int(text.strip())
+        except ValueError:
+            raise OptionError("option %s: not an integer: %s" % (self.name, quote(text))) from None
+        if not self.minimum <= value <= self.maximum:
+            raise OptionError("option %s: %d is out of range %d..%d"
+                              % (self.name, value, self.minimum, self.maximum))
+        return value
+
+    def describe(self) -> str:
+        return "option name %s type spin default %d min %d max %d" % (
+            self.name, self.default, self.minimum, self.maximum)
+
+
+class Check(Option):
+    """A boolean, ``true`` or ``false`` (any case)."""
+
+    kind = "check"
+
+    def parse(self, text: Optional[str]) -> bool:
+        word = (text or "").strip().lower()
+        if word not in ("true", "false"):
+            raise OptionError("option %s: expected true or false, got %s" % (self.name, quote(text or "")))
+        return word == "true"
+
+    def describe(self) -> str:
+        return "option name %s type check default %s" % (self.name, "true" if self.default else "false")
+
+
+class Button(Option):
+    """An action without a value (``setoption name Clear Hash``); any value is ignored."""
+
+    kind = "button"
+
+    def __init__(self, name: str, apply: Optional[Apply] = None) -> None:
+        super().__init__(name, None, apply, apply_at_start=False)
+
+    def parse(self, text: Optional[str]) -> None:
+        return None
+
+    def describe(self) -> str:
+        return "option name %s type button" % self.name
+
+
+class String(Option):
+    """Free text; ``<empty>`` (the UCI spelling of nothing) and a missing value mean ``""``."""
+
+    kind = "string"
+
+    def __init__(self, name: str, default: str, apply: Optional[Apply] = None,
+                 apply_at_start: bool = True, load: Optional[Load] = None) -> None:
+        super().__init__(name, default, apply, apply_at_start, load)
+
+    def parse(self, text: Optional[str]) -> str:
+        text = (text or "").strip()
+        return "" if text == "<empty>" else text
+
+    def describe(self) -> str:
+        return "option name %s type string default %s" % (self.name, self.default or "<empty>")
+
+
+class Combo(Option):
+    """One of a fixed list of words (matched case-insensitively, stored as declared)."""
+
+    kind = "combo"
+
+    def __init__(self, name: str, default: str, choices: Sequence[str],
+                 apply: Optional[Apply] = None, apply_at_start: bool = True) -> None:
+        super().__init__(name, default, apply, apply_at_start)
+        self.choices = list(choices)
+
+    def parse(self, text: Optional[str]) -> str:
+        wanted = (text or "").strip().lower()
+        for choice in self.choices:
+            if choice.lower() == wanted:
+                return choice
+        raise OptionError("option %s: %s is not one of %s" % (self.name, quote(text or ""), ", ".join(self.choices)))
+
+    def describe(self) -> str:
+        return "option name %s type combo default %s %s" % (
+            self.name, self.default, " ".join("var " + choice for choice in self.choices))
+
+
+def open_book(path: str) -> Any:
+    """``BookFile``: the Polyglot book at ``path``, or None for an empty path."""
+    if not path:
+        return None
+    from engine.book import OpeningBook
+    return OpeningBook(path)
+
+
+def open_tablebases(path: str) -> Any:
+    """``SyzygyPath``: the Syzygy tables in the ``os.pathsep``-separated directories, or None."""
+    if not path:
+        return None
+    from engine.tablebase import Tablebases
+    return Tablebases.open(path)
+
+
+def thread_limit() -> int:
+    """``Threads`` maximum: the CPUs this process may run on, at least 2, at most 64."""
+    return max(2, min(64, usable_cpus()))
+
+
+def apply_threads(searcher: Any, threads: int) -> None:
+    """``Threads``: start or stop the searcher's helper processes. A searcher from another
+    factory (tests, embedding) that has no ``set_threads`` searches alone."""
+    set_threads = getattr(searcher, "set_threads", None)
+    if set_threads is not None:
+        set_threads(threads)
+
+
+def declared_options() -> List[Option]:
+    """Every option Pruner offers, in the order ``uci`` lists them. Declare only what works."""
+    calibration = strength.UCI_ELO
+    return [
+        # The Searcher is constructed with the Hash size, so it is not re-applied at creation.
+        Spin("Hash", 16, 1, 4096, apply=lambda searcher, mb: searcher.set_hash(mb), apply_at_start=False),
+        Button("Clear Hash", apply=lambda searcher, _: searcher.clear_hash()),
+        Spin("Threads", 1, 1, thread_limit(), apply=apply_threads),
+        Spin("Move Overhead", 10, 0, 5000, apply=lambda searcher, ms: setattr(searcher, "move_overhead_ms", ms)),
+        Check("Ponder", False),
+        Spin("MultiPV", 1, 1, 256),
+        Check("UCI_AnalyseMode", False),
+        Check("UCI_Chess960", False),
+        Check("OwnBook", False),
+        String("BookFile", "", load=open_book),
+        String("SyzygyPath", "", load=open_tablebases,
+               apply=lambda searcher, tables: setattr(searcher, "tablebases", tables)),
+        Check("UCI_LimitStrength", False),
+        Spin("UCI_Elo", calibration.default_elo, calibration.min_elo, calibration.max_elo),
+    ]
+
+
+class Options:
+    """Current values of the declared options, keyed case-insensitively by name."""
+
+    def __init__(self, declared: Optional[List[Option]] = None) -> None:
+        self.declared = declared if declared is not None else declared_options()
+        self._by_key: Dict[str, Option] = {option_key(o.name): o for o in self.declared}
+        self._values: Dict[str, Any] = {option_key(o.name): o.default for o in self.declared}
+        self._loaded: Dict[str, Any] = {}
+
+    def lookup(self, name: str) -> Option:
+        """The option called ``name`` (any case, any spacing); ``OptionError`` if there is none."""
+        option = self._by_key.get(option_key(name))
+        if option is None:
+            raise OptionError("no such option: %s" % quote(name))
+        return option
+
+    def set(self, name: str, text: Optional[str]) -> Option:
+        """Validate (and load) and store a value; on error nothing changes. Returns the option."""
+        option = self.lookup(name)
+        value = option.parse(text)
+        key = option_key(option.name)
+        if option.load is not None:
+            try:
+                self._loaded[key] = option.load(value)
+            except (OSError, ValueError) as exc:
+                raise OptionError("option %s: cannot load %s: %s" % (option.name, quote(value), exc)) from None
+        if option.kind != "button":
+            self._values[key] = value
+        return option
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[option_key(self.lookup(name).name)]
+
+    def loaded(self, name: str) -> Any:
+        """The object loaded for an option with a ``load`` hook (None until it is set)."""
+        return self._loaded.get(option_key(self.lookup(name).name))
+
+    def argument(self, name: str) -> Any:
+        """What the option's ``apply`` receives: the loaded object, or else the value."""
+        option = self.lookup(name)
+        return self.loaded(name) if option.load is not None else self[name]
+
+    def uci_lines(self) -> List[str]:
+        """The ``option`` lines for the reply to ``uci``."""
+        return [option.describe() for option in self.declared]
+
+    def summary(self) -> str:
+        """``Name=value`` for every valued option (for debug output)."""
+        return " ".join("%s=%s" % (o.name.replace(" ", "_"), self[o.name])
+                        for o in self.declared if o.kind != "button")
+
+
+def option_key(name: str) -> str:
+    """Normalised option name: lower case, single spaces."""
+    return " ".join(name.lower().split())

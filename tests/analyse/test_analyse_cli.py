@@ -1,0 +1,366 @@
+"""``pruner analyse``: inputs, output formats, PGN annotation, --jobs, bad input, Ctrl-C.
+
+Most tests call ``protocol.analyse.cli.main`` in-process with string streams (the worker
+pool forks from the test process); a few run the real command. Depths are 2-3.
+"""
+
+import csv
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+import chess
+import chess.engine
+import chess.pgn
+import pytest
+
+from engine.analysis import analyse
+from protocol.analyse.annotate import judge, winning_chances
+from protocol.analyse.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
+from protocol.analyse.output import CSV_COLUMNS, Progress
+from protocol.analyse.tasks import LINE_KEYS, RECORD_KEYS
+from sample_games import OPERA_GAME, OPERA_PLIES, SCHOLAR
+
+BROKEN_GAME = """[Event "broken"]
+[White "A"]
+[Black "B"]
+
+1. e4 e5 2. Ke3 Nc6 *
+"""
+
+EPD_LINES = [
+    '1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - bm Qd1+; id "BK.01";',
+    "# a comment, then a blank line",
+    "",
+    "this is not a position",
+    '3r1k2/4npp1/1ppr3p/p6P/P2PPPP1/1NR5/5K2/2R5 w - - bm d5; id "BK.02";',
+    "8/8/8/8/8/8/8/K7 w - - 0 1",
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+]
+EPD_GOOD = 3
+
+
+def run(argv, stdin_text=None):
+    """Run ``pruner analyse argv`` in-process: (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    stdin = io.StringIO(stdin_text) if stdin_text is not None else None
+    status = main(list(argv), stdout=out, stderr=err, stdin=stdin)
+    return status, out.getvalue(), err.getvalue()
+
+
+def records(text):
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def without_time(items):
+    for item in items:
+        item.pop("time_ms", None)
+    return items
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {}
+    for name, text in (("opera.pgn", OPERA_GAME), ("mixed.pgn", SCHOLAR + "\n" + BROKEN_GAME + "\n" + OPERA_GAME),
+                       ("suite.epd", "\n".join(EPD_LINES) + "\n")):
+        path = tmp_path / name
+        path.write_text(text)
+        paths[name] = str(path)
+    return paths
+
+
+# -- JSON Lines -------------------------------------------------------------------------------
+
+def check_record(record):
+    assert list(record) == list(RECORD_KEYS)
+    for key in ("source", "fen", "turn"):
+        assert isinstance(record[key], str)
+    for key in ("move_number", "depth", "seldepth", "nodes", "time_ms"):
+        assert isinstance(record[key], int)
+    board = chess.Board(record["fen"])
+    if record["game_over"] is None:
+        assert board.parse_uci(record["best_uci"]) and board.san(board.parse_uci(record["best_uci"])) == record["best_san"]
+        assert (record["white_cp"] is None) != (record["white_mate"] is None)
+        assert (record["cp"] is None) != (record["mate"] is None)
+        sign = 1 if record["turn"] == "w" else -1
+        if record["cp"] is not None:
+            assert record["white_cp"] == sign * record["cp"]
+        else:
+            assert record["white_mate"] == sign * record["mate"]
+        assert record["pv_uci"][0] == record["best_uci"] and len(record["pv_uci"]) == len(record["pv_san"])
+    for line in record["lines"]:
+        assert list(line) == list(LINE_KEYS)
+        assert isinstance(line["pv_uci"], list) and all(isinstance(m, str) for m in line["pv_uci"])
+
+
+def test_fen_arguments_give_one_valid_json_line_each():
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    status, out, err = run(["--depth", "3", "--jobs", "1", "-q", fen, "startpos"])
+    assert status == 0 and err == ""
+    items = records(out)
+    assert [item["source"] for item in items] == ["argument 1", "argument 2"]
+    for item in items:
+        check_record(item)
+        assert item["depth"] == 3 and item["game"] is None and item["move_uci"] is None
+    api = analyse(chess.Board(fen), depth=3)
+    assert (items[0]["best_uci"], items[0]["cp"], items[0]["nodes"]) == (api.best_move.uci(), api.cp, api.nodes)
+
+
+def test_multipv_lines():
+    status, out, _ = run(["--depth", "2", "--multipv", "3", "-q", "startpos"])
+    [item] = records(out)
+    assert status == 0 and [line["multipv"] for line in item["lines"]] == [1, 2, 3]
+    assert len({line["move_uci"] for line in item["lines"]}) == 3
+    assert item["lines"][0]["move_uci"] == item["best_uci"]
+    scores = [line["cp"] for line in item["lines"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_epd_file_bad_lines_are_reported_and_skipped(files):
+    status, out, err = run(["--depth", "2", "--jobs", "1", "--quiet", files["suite.epd"]])
+    items = records(out)
+    assert len(items) == EPD_GOOD and status == 2  # two bad lines
+    assert [item["source"] for item in items] == [files["suite.epd"] + ":%d" % n for n in (1, 5, 7)]
+    assert [item["id"] for item in items] == ["BK.01", "BK.02", None]
+    assert "%s:4: bad position, skipped" % files["suite.epd"] in err
+    assert "%s:6: bad position, skipped: illegal position: no black king" % files["suite.epd"] in err
+    for item in items:
+        check_record(item)
+
+
+def test_missing_file_bad_fen_and_usage_errors(files):
+    status, out, err = run(["--depth", "1", "-q", "nowhere/missing.pgn", "banana", "startpos"])
+    assert status == 2 and len(records(out)) == 1
+    assert "nowhere/missing.pgn: cannot read: No such file or directory" in err
+    assert "argument 2: not a file, and not a FEN" in err
+    assert run(["--depth", "0", "startpos"])[0] == EXIT_USAGE
+    assert run(["--format", "xml", "startpos"])[0] == EXIT_USAGE
+    status, _, err = run([])
+    assert status == EXIT_USAGE and "usage: pruner analyse" in err
+
+
+def test_pgn_every_position_and_broken_game_skipped(files):
+    status, out, err = run(["--depth", "2", "--jobs", "1", "-q", files["mixed.pgn"]])
+    items = records(out)
+    assert status == 1
+    assert "mixed.pgn:6: game 2 skipped: illegal san: 'Ke3'" in err
+    assert [item["game"] for item in items] == [1] * 8 + [3] * (OPERA_PLIES + 1)
+    assert [item["ply"] for item in items if item["game"] == 1] == list(range(8))
+    assert items[0]["move_san"] == "e4" and items[0]["source"] == files["mixed.pgn"] + ":1"
+    assert items[8]["source"] == files["mixed.pgn"] + ":12"
+    last = items[7]  # after 4. Qxf7#: no move, nothing to search
+    assert last["game_over"] == "checkmate" and last["best_uci"] is None and last["move_uci"] is None
+    assert last["mate"] == 0 and last["lines"] == []
+    mating = items[6]  # 4. Qxf7# itself: played the best move, so not judged
+    assert mating["move_san"] == "Qxf7#" and mating["after_white_mate"] == 0 and mating["judgement"] is None
+    for item in items:
+        check_record(item)
+        if item["move_uci"] is not None:
+            assert isinstance(item["loss"], float) and 0 <= item["loss"] <= 2 and isinstance(item["cp_loss"], int)
+            assert item["judgement"] in (None, "inaccuracy", "mistake", "blunder")
+
+
+def test_side_and_from_move_select_positions(files):
+    _, out, _ = run(["--depth", "1", "-q", "--side", "black", "--from-move", "15", files["opera.pgn"]])
+    items = records(out)
+    # Black's moves from move 15, and the final position (Black to move, checkmated).
+    assert [(item["move_number"], item["move_san"]) for item in items] == [(15, "Nxd7"), (16, "Nxb8"), (17, None)]
+    assert all(item["after_white_cp"] is not None or item["after_white_mate"] is not None for item in items[:2])
+    assert items[2]["game_over"] == "checkmate"
+
+
+def test_stdin_pgn_and_epd():
+    status, out, _ = run(["--depth", "1", "-q", "-"], stdin_text=SCHOLAR)
+    assert status == 0 and len(records(out)) == 8 and records(out)[0]["source"] == "<stdin>:1"
+    status, out, _ = run(["--depth", "1", "-q", "-"], stdin_text="startpos\n8/8/8/8/8/8/8/K6k w - - 0 1\n")
+    assert status == 0 and [item["source"] for item in records(out)] == ["<stdin>:1", "<stdin>:2"]
+
+
+def test_chess960_fen_is_recognised():
+    fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+    status, out, _ = run(["--depth", "2", "-q", fen])
+    [item] = records(out)
+    assert status == 0 and item["fen"] == fen
+    assert chess.Board(fen, chess960=True).parse_uci(item["best_uci"])
+
+
+# -- --jobs ---------------------------------------------------------------------------------
+
+def test_jobs_two_gives_the_same_output_as_jobs_one(files):
+    argv = ["--depth", "3", "-q", files["opera.pgn"], files["suite.epd"], "startpos"]
+    status1, out1, err1 = run(argv + ["--jobs", "1"])
+    status2, out2, err2 = run(argv + ["--jobs", "2"])
+    assert status1 == status2 == 2 and err1 == err2
+    assert without_time(records(out1)) == without_time(records(out2))
+    pgn1 = run(argv + ["--jobs", "1", "--format", "pgn"])[1]
+    pgn2 = run(argv + ["--jobs", "2", "--format", "pgn"])[1]
+    assert pgn1 == pgn2 and pgn1.count("[Annotator ") == 1 + EPD_GOOD + 1
+
+
+# -- CSV ------------------------------------------------------------------------------------
+
+def test_csv_has_a_row_per_position_and_line(files):
+    status, out, _ = run(["--depth", "2", "--multipv", "2", "--format", "csv", "-q", files["suite.epd"]])
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert len(rows) == EPD_GOOD * 2 and [row["multipv"] for row in rows] == ["1", "2"] * EPD_GOOD
+    _, jsonl, _ = run(["--depth", "2", "--multipv", "2", "-q", files["suite.epd"]])
+    for item, row in zip(records(jsonl), rows[1::2]):
+        second = item["lines"][1]
+        assert row["best_uci"] == second["move_uci"] and row["pv_uci"] == " ".join(second["pv_uci"])
+        assert row["fen"] == item["fen"] and row["nodes"] == str(item["nodes"])
+
+
+# -- annotated PGN --------------------------------------------------------------------------
+
+def test_annotated_pgn_round_trips_through_python_chess(files, tmp_path):
+    target = tmp_path / "annotated.pgn"
+    status, out, _ = run(["--depth", "3", "--format", "pgn", "-o", str(target), "-q", files["opera.pgn"]])
+    assert status == 0 and out == ""
+    _, jsonl, _ = run(["--depth", "3", "-q", files["opera.pgn"]])
+    items = records(jsonl)
+    with open(str(target)) as handle:
+        game = chess.pgn.read_game(handle)
+        assert chess.pgn.read_game(handle) is None
+    assert game.errors == [] and game.headers["Annotator"].endswith("(depth 3)")
+    assert game.headers["White"] == "Paul Morphy"
+    nodes = list(game.mainline())
+    assert [node.move.uci() for node in nodes] == [item["move_uci"] for item in items[:-1]]
+    nag_of = {"inaccuracy": chess.pgn.NAG_DUBIOUS_MOVE, "mistake": chess.pgn.NAG_MISTAKE,
+              "blunder": chess.pgn.NAG_BLUNDER, None: None}
+    judged = 0
+    for node, item in zip(nodes, items):
+        after = node.eval()
+        if item["after_white_mate"] == 0:  # checkmate on the board: no [%eval]
+            assert after is None
+        else:
+            assert after is not None
+            assert (after.white().score(), after.white().mate()) == (item["after_white_cp"], item["after_white_mate"])
+        assert set(node.nags) == ({nag_of[item["judgement"]]} if item["judgement"] else set())
+        if item["judgement"]:
+            judged += 1
+            assert "%s. Best was %s." % (item["judgement"].capitalize(), item["best_san"]) in node.comment
+        variations = node.parent.variations
+        if item["best_uci"] != item["move_uci"]:
+            assert len(variations) == 2 and variations[0] is node
+            line = variations[1]
+            assert [n.move.uci() for n in [line] + list(line.mainline())] == item["pv_uci"]
+            engine_eval = line.eval().white()
+            assert (engine_eval.score(), engine_eval.mate()) == (item["white_cp"], item["white_mate"])
+        else:
+            assert len(variations) == 1
+    assert judged == sum(1 for item in items if item["judgement"])
+
+
+def test_position_input_as_pgn():
+    status, out, _ = run(["--depth", "2", "--multipv", "2", "--format", "pgn", "-q", "startpos"])
+    game = chess.pgn.read_game(io.StringIO(out))
+    assert status == 0 and len(game.variations) == 2
+    assert all(variation.eval() is not None for variation in game.variations)
+
+
+# -- judging ----------------------------------------------------------------------------------
+
+def fake(turn, score, best=None):
+    from engine.analysis import Analysis
+    return Analysis("", turn, best, None, None, chess.engine.PovScore(score, turn))
+
+
+@pytest.mark.parametrize("before,after,expected", [
+    (0, -50, None),              # 0.092 chances: not yet an inaccuracy
+    (0, -60, "inaccuracy"),
+    (0, -120, "mistake"),
+    (0, -180, "blunder"),
+    (800, 500, "inaccuracy"),    # winning either way: the same drop matters less
+    (300, -300, "blunder"),
+])
+def test_judgement_thresholds(before, after, expected):
+    played = chess.Move.from_uci("a2a3")
+    best = chess.Move.from_uci("e2e4")
+    # ``after`` is from the mover's (White's) view; the position after the move has Black to move.
+    verdict = judge(fake(chess.WHITE, chess.engine.Cp(before), best),
+                    fake(chess.BLACK, chess.engine.Cp(-after)), played)
+    assert verdict.name == expected and verdict.cp_loss == before - after
+    same = judge(fake(chess.WHITE, chess.engine.Cp(before), played), fake(chess.BLACK, chess.engine.Cp(-after)), played)
+    assert same.name is None  # the engine's own move is never judged
+
+
+def test_winning_chances_and_mates():
+    assert winning_chances(chess.engine.Cp(0)) == 0
+    assert winning_chances(chess.engine.Mate(3)) == winning_chances(chess.engine.Cp(5000)) > 0.95
+    assert winning_chances(chess.engine.Mate(0)) == -winning_chances(chess.engine.MateGiven)
+    walked_into_mate = judge(fake(chess.WHITE, chess.engine.Cp(50), chess.Move.from_uci("e2e4")),
+                             fake(chess.BLACK, chess.engine.Mate(2)), chess.Move.from_uci("a2a3"))
+    assert walked_into_mate.name == "blunder" and walked_into_mate.cp_loss == 1050
+
+
+# -- progress bar -------------------------------------------------------------------------------
+
+def test_progress_bar_text_and_quiet_modes():
+    now = [100.0]
+    stream = io.StringIO()
+    bar = Progress(10, stream, enabled=True, clock=lambda: now[0])
+    now[0] += 2.0
+    bar.advance(4)
+    assert bar.text(now[0]) == "[#########...............] 4/10 positions  2.0/s  ETA 0:03"
+    assert stream.getvalue().startswith("\r[#########")
+    now[0] += 3.0
+    bar.advance(6)
+    assert "10/10 positions  2.0/s  done in 0:05" in stream.getvalue()
+    bar.finish()
+    assert stream.getvalue().endswith("\r")
+    silent = io.StringIO()
+    off = Progress(10, silent, enabled=False)
+    off.advance(10)
+    off.finish()
+    assert silent.getvalue() == ""
+    # A non-terminal stderr gets no bar, only the summary (and --quiet drops that too).
+    status, _, err = run(["--depth", "1", "startpos"])
+    assert status == 0 and "\r" not in err and err.startswith("pruner analyse: 1 position in ")
+
+
+# -- the real command ---------------------------------------------------------------------------
+
+def command():
+    exe = shutil.which("pruner")
+    return [exe, "analyse"] if exe else [sys.executable, "-m", "protocol", "analyse"]
+
+
+def test_real_command_jsonl_to_stdout(files, repo_root):
+    done = subprocess.run(command() + ["--depth", "2", "--jobs", "2", files["suite.epd"]], cwd=repo_root,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert done.returncode == 2
+    items = records(done.stdout)
+    assert len(items) == EPD_GOOD
+    assert "suite.epd:4: bad position" in done.stderr and "3 positions in" in done.stderr
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_cleanly_with_whole_lines(repo_root, tmp_path, jobs):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C, once output has started."""
+    epd = tmp_path / "many.epd"
+    epd.write_text("\n".join(["r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"] * 5
+                             + ["r3k2r/pp1nbppp/2p1pn2/q7/3P4/2N1PN2/PPQ1BPPP/R3K2R b KQkq - 0 10"] * 40) + "\n")
+    # A terminal's Ctrl-C reaches a process whose SIGINT is live; a shell without job control
+    # starts background jobs with SIGINT ignored and the child inherits that (Python then
+    # installs no KeyboardInterrupt handler), so give the child the terminal's default.
+    process = subprocess.Popen(command() + ["--depth", "7", "--jobs", jobs, str(epd)], cwd=repo_root,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+                               start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        # Unbuffered, so communicate() below (which reads the pipe itself) misses nothing.
+        first = process.stdout.readline().decode()  # output has started: the run is well under way
+        os.killpg(process.pid, signal.SIGINT)
+        rest, err = (data.decode() for data in process.communicate(timeout=30))
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == EXIT_INTERRUPTED
+    items = records(first + rest)
+    assert 1 <= len(items) < 45 and all(item["depth"] == 7 for item in items)
+    assert "interrupted; %d positions written" % len(items) in err and "Traceback" not in err

@@ -1,0 +1,163 @@
+"""UCI_LimitStrength / UCI_Elo: the strength model (engine/strength.py) and its use by the loop."""
+
+import random
+import re
+
+import chess
+import pytest
+
+from engine import bench
+from engine.search import Searcher
+from engine.strength import MODEL, UCI_ELO, Calibration, CalibrationPoint, StrengthLimit, limit_for_uci_elo
+from engine.types import MATE, Limits, SearchInfo
+from protocol.uci.loop import UciLoop, Writer
+from loop_helpers import WAIT, Output, SteppingClock, make_loop, run
+
+POSITIONS = bench.POSITIONS[:20]
+
+
+def line(rank, score, move, depth=4):
+    return SearchInfo(depth=depth, seldepth=depth, score=score, nodes=1, time_ms=1,
+                      pv=[chess.Move.from_uci(move)], multipv=rank)
+
+
+def test_model_gets_stronger_with_the_level_and_clamps_the_range():
+    weak, mid, strong = StrengthLimit(MODEL.min_level), StrengthLimit(1400), StrengthLimit(MODEL.max_level)
+    assert weak.nodes == MODEL.nodes_at_min and strong.nodes == MODEL.nodes_at_max
+    assert weak.nodes < mid.nodes < strong.nodes
+    assert weak.temperature > mid.temperature > strong.temperature
+    assert weak.max_loss > mid.max_loss > strong.max_loss
+    assert StrengthLimit(100).level == MODEL.min_level and StrengthLimit(9999).level == MODEL.max_level
+    assert weak.limits_for(Limits(depth=5)).nodes == weak.nodes
+    assert weak.limits_for(Limits(nodes=10)).nodes == 10  # a smaller node limit stands
+    assert weak.limits_for(Limits(wtime=1000)).wtime == 1000  # kept as the safety cap
+
+
+def test_limited_strength_is_governed_by_nodes_not_the_clock(monkeypatch):
+    import engine.search
+    from engine import timeman
+    limit = StrengthLimit(1400)
+    blitz = limit.limits_for(Limits(wtime=3000, btime=3000, winc=50, binc=50))
+    assert blitz.time_cap_only and blitz.nodes == limit.nodes
+    soft, hard = timeman.allocate(blitz, chess.WHITE)
+    assert soft is None and hard is not None  # only the safety cap is left
+    # Each clock reading moves on 5 ms (a reading every 128 nodes): the old soft limit
+    # (no new iteration after 0.6 x 130 ms) ended the search after about 1,000 nodes at
+    # 3+0.05, while 60+0.6 let it use its budget; now both search the same nodes.
+    results = []
+    for clock_ms, inc_ms in ((3000, 50), (60000, 600)):
+        monkeypatch.setattr(engine.search, "time", SteppingClock(0.005))
+        limits = limit.limits_for(Limits(wtime=clock_ms, btime=clock_ms, winc=inc_ms, binc=inc_ms))
+        result = Searcher().search(chess.Board(POSITIONS[5]), limits, multipv=limit.multipv)
+        results.append((result.nodes, result.best_move, [line.pv[0] for line in result.lines]))
+    assert results[0] == results[1] and results[0][0] == limit.nodes
+
+
+def test_choose_respects_the_loss_bound_mates_and_shallow_searches():
+    weak = StrengthLimit(MODEL.min_level)
+    rng = random.Random(3)
+    lines = [line(1, 50, "e2e4"), line(2, 40, "d2d4"), line(3, 30, "g1f3"), line(4, 50 - weak.max_loss - 1, "g2g4")]
+    picks = [weak.choose(lines, rng).pv[0].uci() for _ in range(300)]
+    assert set(picks) == {"e2e4", "d2d4", "g1f3"}  # never the line beyond max_loss
+    assert picks.count("e2e4") > picks.count("g1f3")  # softmax: the better, the likelier
+    # A mate found is always played; a line walking into a mate never is.
+    mating = [line(1, MATE - 3, "e2e4"), line(2, 45, "d2d4")]
+    assert all(weak.choose(mating, rng).pv[0].uci() == "e2e4" for _ in range(50))
+    into_mate = [line(1, 10, "e2e4"), line(2, -(MATE - 2), "f2f3")]
+    assert all(weak.choose(into_mate, rng).pv[0].uci() == "e2e4" for _ in range(50))
+    # Too shallow to see a mate threat: the best line.
+    shallow = [line(1, 10, "e2e4", depth=1), line(2, 9, "d2d4", depth=1)]
+    assert all(weak.choose(shallow, rng).pv[0].uci() == "e2e4" for _ in range(50))
+    assert weak.choose([], rng) is None
+    # Same lines, same seed: same choice.
+    assert [weak.choose(lines, random.Random(9)) for _ in range(5)] == [weak.choose(lines, random.Random(9))] * 5
+
+
+def test_low_elo_sometimes_plays_a_worse_move_never_an_illegal_one():
+    """20 positions through the loop with a real searcher at the lowest Elo, seeded."""
+    output = Output()
+    loop = UciLoop(Writer(output.write), Searcher, rng=random.Random(2024))
+    run(loop, "setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value %d" % UCI_ELO.min_elo)
+    differs = searched = 0
+    for fen in POSITIONS:
+        before = len(output.lines)
+        run(loop, "position fen %s" % fen, "go wtime 60000 btime 60000")
+        assert loop.wait_idle(WAIT * 3), "no bestmove: the search hung"
+        lines = output.lines[before:]
+        assert lines[-1].startswith("bestmove ")
+        move = lines[-1].split()[1]
+        assert chess.Move.from_uci(move) in chess.Board(fen).legal_moves
+        nodes = int(re.search(r" nodes (\d+) ", lines[-2]).group(1))
+        assert nodes <= limit_for_uci_elo(UCI_ELO.min_elo).nodes  # the node budget
+        infos = [l for l in lines if l.startswith("info depth")]
+        assert all(" multipv 1 " in l for l in infos)  # only the lines the GUI asked for
+        if infos:  # else the budget ran out inside depth 1: the first ordered move is played
+            searched += 1
+            differs += move != infos[-1].split(" pv ")[1].split()[0]
+    assert searched >= 15
+    assert 0 < differs < searched
+
+
+def test_limit_strength_off_leaves_the_search_as_it_was():
+    loop, output, holder = make_loop()
+    run(loop, "setoption name UCI_Elo value %d" % UCI_ELO.min_elo, "go depth 3")
+    assert loop.wait_idle(WAIT)
+    _, _, limits, multipv = holder[0].calls[-1]
+    assert limits == Limits(depth=3) and multipv == 1
+    run(loop, "setoption name UCI_LimitStrength value true", "go depth 3")
+    assert loop.wait_idle(WAIT)
+    _, _, limits, multipv = holder[0].calls[-1]
+    assert limits.nodes == limit_for_uci_elo(UCI_ELO.min_elo).nodes and multipv == MODEL.multipv
+    run(loop, "go infinite")  # analysis is never weakened
+    run(loop, "stop")
+    assert loop.wait_idle(WAIT)
+    _, _, limits, multipv = holder[0].calls[-1]
+    assert limits == Limits(infinite=True) and multipv == 1
+    run(loop, "setoption name UCI_LimitStrength value false", "go depth 3")
+    assert loop.wait_idle(WAIT)
+    _, _, limits, multipv = holder[0].calls[-1]
+    assert limits == Limits(depth=3) and multipv == 1
+
+
+@pytest.mark.parametrize("value", [str(UCI_ELO.min_elo - 1), str(UCI_ELO.max_elo + 1), "strong"])
+def test_uci_elo_out_of_range_is_refused(value):
+    loop, output, _ = make_loop()
+    run(loop, "setoption name UCI_Elo value %s" % value)
+    assert output.lines[-1].startswith("info string error: option UCI_Elo")
+    assert loop.options["UCI_Elo"] == UCI_ELO.default_elo
+
+
+def point(level, elo, error=100.0):
+    return CalibrationPoint(level=level, opponent=1500, games=40, elo=elo, error=error)
+
+
+def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached():
+    exact = Calibration([point(800, 1100), point(1400, 1400), point(2000, 1700)])
+    assert exact.slope == pytest.approx(0.5) and exact.intercept == pytest.approx(700)
+    assert (exact.min_elo, exact.max_elo, exact.default_elo) == (1100, 1700, 1400)
+    assert exact.level_for(1400) == 1400 and exact.level_for(1250) == 1100
+    assert exact.level_for(0) == MODEL.min_level and exact.level_for(5000) == MODEL.max_level
+    # The range is rounded inwards: never a setting beyond what the line reaches.
+    inner = Calibration([point(800, 1111), point(2000, 1789)])
+    assert (inner.min_elo, inner.max_elo) == (1150, 1750)
+    assert inner.elo_at(inner.level_for(inner.min_elo)) >= 1111
+    # A precise point pulls the line more than a vague one.
+    pulled = Calibration([point(800, 1100, 20), point(1400, 1600, 300), point(2000, 1700, 20)])
+    assert abs(pulled.elo_at(1400) - 1400) < abs(pulled.elo_at(1400) - 1600)
+    with pytest.raises(ValueError):
+        Calibration([point(800, 1500), point(2000, 1400)])  # weaker at the stronger level
+    with pytest.raises(ValueError):
+        Calibration([point(1400, 1500), point(1400, 1600)])  # one level only
+
+
+def test_uci_elo_option_declares_the_calibrated_range_and_maps_to_levels():
+    loop, output, _ = make_loop()
+    run(loop, "uci")
+    declared = [l for l in output.lines if l.startswith("option name UCI_Elo ")]
+    assert declared == ["option name UCI_Elo type spin default %d min %d max %d"
+                        % (UCI_ELO.default_elo, UCI_ELO.min_elo, UCI_ELO.max_elo)]
+    weakest, strongest = limit_for_uci_elo(UCI_ELO.min_elo), limit_for_uci_elo(UCI_ELO.max_elo)
+    assert weakest.level < limit_for_uci_elo(UCI_ELO.default_elo).level < strongest.level
+    # Every setting maps to a level whose fitted strength is that setting (within rounding).
+    for elo in range(UCI_ELO.min_elo, UCI_ELO.max_elo + 1, 50):
+        assert UCI_ELO.elo_at(limit_for_uci_elo(elo).level) == pytest.approx(elo, abs=UCI_ELO.slope)

@@ -1,0 +1,223 @@
+"""Syzygy tablebases with real tables (tests/data/syzygy): root ranking by DTZ with the
+fifty-move counter, conversion of won endings against the best defence, drawn endings held,
+tablebase scores in the transposition table, and unreadable table files."""
+
+import os
+import shutil
+
+import chess
+import chess.syzygy
+import pytest
+
+from engine.search import Searcher
+from engine.tablebase import MAX_DTZ, WIN_RANK, Tablebases, rank_score
+from engine.tt import score_from_tt, score_to_tt, tt_key
+from engine.types import TB_BOUND, TB_WIN, Limits, shown_cp
+from protocol.uci.loop import UciLoop, Writer
+from protocol.uci.wire import format_score
+from loop_helpers import WAIT, Output, run
+
+from paths import SYZYGY  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tables():
+    tb = Tablebases.open(SYZYGY)
+    yield tb
+    tb.close()
+
+
+def searcher_with(tables) -> Searcher:
+    searcher = Searcher(4)
+    searcher.tablebases = tables
+    return searcher
+
+
+# -- root ranking ------------------------------------------------------------------------------
+
+def test_fresh_win_ranks_every_winning_move_alike(tables):
+    board = chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 0 1")
+    ranked = dict(tables.rank_root_moves(board, list(board.legal_moves)))
+    assert max(ranked.values()) == MAX_DTZ
+    assert all(rank == MAX_DTZ or rank == 0 for rank in ranked.values())
+    hanging = chess.Move.from_uci("a1a4")  # Ra4+ Kc3: still a win; Rd1+?? Kxd1 would not be
+    assert ranked[hanging] == MAX_DTZ
+
+
+def test_fifty_move_counter_and_repetitions_narrow_the_winning_moves(tables):
+    fresh = chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 0 1")
+    moves = list(fresh.legal_moves)
+    wide = [m for m, rank in tables.rank_root_moves(fresh, moves) if rank == MAX_DTZ]
+    late = chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 70 80")
+    ranked = tables.rank_root_moves(late, moves)
+    top = [m for m, rank in ranked if rank == ranked[0][1]]
+    assert ranked[0][1] >= WIN_RANK  # still a win...
+    assert len(top) < len(wide)  # ...by fewer moves: the slow ones would hit the fifty-move rule
+    # After a repetition only the fastest zeroing wins rank first, whatever the counter.
+    repeated = tables.rank_root_moves(fresh, moves, repeated=True)
+    fastest = [m for m, rank in repeated if rank == repeated[0][1]]
+    assert len(fastest) < len(wide) and repeated[0][1] >= WIN_RANK
+
+
+def test_cursed_win_is_a_small_score_not_a_win(tables):
+    # KRvK with the counter at 98 and mate far away: every move draws by the fifty-move rule.
+    board = chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 98 120")
+    ranked = tables.rank_root_moves(board, list(board.legal_moves))
+    assert 0 < ranked[0][1] < WIN_RANK
+    assert 0 < rank_score(ranked[0][1]) <= 50
+    result = searcher_with(tables).search(board, Limits(depth=3))
+    assert 0 <= result.score <= 50
+
+
+def test_tablebase_win_is_shown_as_a_clear_score(tables):
+    board = chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 0 1")
+    result = searcher_with(tables).search(board, Limits(depth=4))
+    assert result.score == TB_WIN - 1
+    assert format_score(result.score, None) == "cp 19999"
+    assert shown_cp(-(TB_WIN - 5)) == -19995 and shown_cp(250) == 250
+
+
+# -- tablebase scores in the transposition table ------------------------------------------------
+
+def test_tablebase_scores_are_stored_relative_to_the_node():
+    win_seen_at_ply_3 = TB_WIN - 3
+    stored = score_to_tt(win_seen_at_ply_3, 1)  # stored by a node at ply 1: win in 2 from there
+    assert stored == TB_WIN - 2
+    assert score_from_tt(stored, 5) == TB_WIN - 7  # the same node reached at ply 5
+    assert score_from_tt(score_to_tt(-(TB_WIN - 4), 2), 2) == -(TB_WIN - 4)
+    assert score_to_tt(TB_BOUND - 1, 7) == TB_BOUND - 1  # an evaluation is not moved
+
+
+def test_table_keys_change_with_the_fifty_move_counter():
+    key = 0x1234_5678_9ABC
+    assert tt_key(key, 0) == tt_key(key, 13) == key
+    assert tt_key(key, 14) != key and tt_key(key, 14) == tt_key(key, 21) != tt_key(key, 22)
+    assert tt_key(key, 500) == tt_key(key, 1000)
+
+
+# -- games against the best defence ----------------------------------------------------------------
+
+class Oracle:
+    """Plays from the tables: the strongest move by WDL, then DTZ (fastest win, slowest loss)."""
+
+    def __init__(self, tables: chess.syzygy.Tablebase) -> None:
+        self.tables = tables
+
+    def move(self, board: chess.Board) -> chess.Move:
+        def value(move):
+            board.push(move)
+            try:
+                if board.is_checkmate():
+                    return (3, 0)
+                wdl = -self.tables.probe_wdl(board)
+                dtz = -self.tables.probe_dtz(board)
+                return (wdl, -dtz if wdl > 0 else -dtz if wdl < 0 else 0)
+            finally:
+                board.pop()
+        return max(board.legal_moves, key=value)
+
+
+def game_over(board: chess.Board) -> bool:
+    """Mate, stalemate, bare kings, a threefold repetition or a fifty-move draw, as match runners
+    adjudicate them (a repetition the side to move could still make does not end the game)."""
+    return board.is_game_over() or board.is_repetition(3) or board.halfmove_clock >= 100
+
+
+def play(fen: str, tables, pruner_plays: chess.Color, depth: int = 4, max_plies: int = 300) -> chess.Board:
+    """Pruner (fixed depth, the game's history known) against the oracle; the final board."""
+    board = chess.Board(fen)
+    searcher = searcher_with(tables)
+    oracle = Oracle(tables.tables)
+    while not game_over(board) and len(board.move_stack) < max_plies:
+        if board.turn == pruner_plays:
+            move = searcher.search(board, Limits(depth=depth)).best_move
+        else:
+            move = oracle.move(board)
+        board.push(move)
+    return board
+
+
+WON = [
+    ("8/8/8/8/3k4/8/8/R3K3 w - - 0 1", "KRvK"),
+    ("8/8/8/8/8/2k5/8/K6R w - - 40 60", "KRvK with 40 half-moves already on the counter"),
+    ("8/8/3k4/3r4/8/8/8/KQ6 w - - 0 1", "KQvKR"),
+    ("4k3/8/4K3/4P3/8/8/8/8 w - - 0 1", "KPvK, pawn to promote"),
+]
+
+
+@pytest.mark.parametrize("fen,what", WON, ids=[w for _, w in WON])
+def test_won_endings_are_converted(tables, fen, what):
+    board = play(fen, tables, chess.WHITE)
+    assert board.is_checkmate() and board.turn == chess.BLACK, (
+        "%s: not won after %d plies: %s" % (what, len(board.move_stack), board.fen()))
+
+
+DRAWN = [
+    ("8/8/8/8/8/4k3/4P3/1K6 b - - 0 1", chess.BLACK, "KPvK defended"),
+    ("8/8/4k3/8/8/8/4P3/4K3 w - - 0 1", chess.WHITE, "KPvK, nothing to win, nothing to lose"),
+    ("8/8/2k5/8/8/r7/5R2/4K3 w - - 0 1", chess.WHITE, "KRvKR"),
+    ("8/8/2k5/8/8/r7/5R2/4K3 b - - 0 1", chess.BLACK, "KRvKR, the other side"),
+]
+
+
+@pytest.mark.parametrize("fen,side,what", DRAWN, ids=[w for _, _, w in DRAWN])
+def test_drawn_endings_are_held(tables, fen, side, what):
+    assert tables.wdl(chess.Board(fen)) == 0
+    board = play(fen, tables, side, depth=3, max_plies=120)
+    assert not board.is_checkmate(), "%s: lost in %s" % (what, board.fen())
+    assert tables.wdl(board) in (0, None) or board.halfmove_clock >= 100, board.fen()
+
+
+# -- unreadable tables ----------------------------------------------------------------------------
+
+QUEEN_TAKES_ROOK = ("8/8/8/4k3/8/3r4/8/KQ6 w - - 0 1", chess.Move.from_uci("b1d3"))
+
+
+def broken_copy(tmp_path, name: str, data: bytes):
+    directory = tmp_path / "syzygy"
+    shutil.copytree(SYZYGY, str(directory))
+    (directory / name).write_bytes(data)
+    return directory
+
+
+@pytest.mark.parametrize("data", [os.urandom(1000), b"", None], ids=["random bytes", "empty", "truncated"])
+def test_unreadable_table_is_left_out_and_reported(tmp_path, data):
+    if data is None:
+        with open(os.path.join(SYZYGY, "KQvK.rtbw"), "rb") as handle:
+            whole = handle.read()
+        data = whole[:len(whole) // 2]
+    directory = broken_copy(tmp_path, "KQvK.rtbw", data)
+    tables = Tablebases.open(str(directory))
+    problems = tables.take_problems()
+    assert len(problems) == 1 and "KQvK.rtbw" in problems[0]
+    assert tables.take_problems() == []  # reported once
+    fen, capture = QUEEN_TAKES_ROOK
+    result = searcher_with(tables).search(chess.Board(fen), Limits(depth=3))
+    assert result.error is None and result.best_move == capture
+    tables.close()
+
+
+def test_table_spoiled_after_loading_is_left_out_during_the_search(tmp_path):
+    directory = broken_copy(tmp_path, "KQvK.rtbw.unused", b"")
+    tables = Tablebases.open(str(directory))
+    assert tables.take_problems() == []
+    (directory / "KQvK.rtbw").write_bytes(os.urandom(999))  # e.g. a download overwriting it
+    fen, capture = QUEEN_TAKES_ROOK
+    result = searcher_with(tables).search(chess.Board(fen), Limits(depth=3))
+    assert result.error is None and result.best_move == capture
+    problems = tables.take_problems()
+    assert problems and all("KQvK.rtbw" in p for p in problems)
+    tables.close()
+
+
+def test_uci_reports_the_unreadable_table_once_and_still_takes_the_rook(tmp_path):
+    directory = broken_copy(tmp_path, "KQvK.rtbw", os.urandom(1000))
+    output = Output()
+    loop = UciLoop(Writer(output.write), lambda hash_mb: Searcher(hash_mb))
+    run(loop, "setoption name SyzygyPath value %s" % directory, "isready")
+    errors = [line for line in output.lines if line.startswith("info string error:")]
+    assert len(errors) == 1 and "KQvK.rtbw" in errors[0]
+    run(loop, "position fen %s" % QUEEN_TAKES_ROOK[0], "go depth 3")
+    assert loop.wait_idle(WAIT)
+    assert output.lines[-1].startswith("bestmove b1d3")
+    assert len([line for line in output.lines if line.startswith("info string error:")]) == 1

@@ -1,0 +1,426 @@
+"""scripts/match.py: time controls, engine specs, openings, adjudication, PGN, tally, faults.
+
+Fault tests play real (tiny) games against tests/fake_engines/fake_uci.py, which crashes,
+plays an illegal move, oversleeps its clock or fails to start on request.  The last test
+plays Pruner against itself.
+"""
+
+import io
+import os
+import re
+import subprocess
+import sys
+
+import chess
+import chess.engine
+import chess.pgn
+import pytest
+
+from paths import ROOT  # noqa: E402
+SCRIPTS = os.path.join(ROOT, "scripts")
+
+import match as match_cli  # noqa: E402
+from matchlib.adjudication import AdjudicationRules, Adjudicator, rules_outcome  # noqa: E402
+from matchlib.engines import EnginePlayer, parse_engine_spec, parse_option  # noqa: E402
+from matchlib.game import GameJob, GameRecord, GameSettings, play_game  # noqa: E402
+from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
+from matchlib.pgnout import record_to_pgn  # noqa: E402
+from matchlib.tally import Tally  # noqa: E402
+from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
+
+BOOKS = os.path.join(ROOT, "scripts", "books")
+NOOB = os.path.join(BOOKS, "noob_3moves_5000.epd")
+FRC = os.path.join(BOOKS, "chess960_starts.epd")
+FAKE = os.path.join(ROOT, "tests", "fake_engines", "fake_uci.py")
+
+
+def fake(*args: str) -> str:
+    return " ".join([sys.executable, FAKE] + list(args))
+
+
+def run_match(capsys, tmp_path, *argv: str):
+    """Run match.py in-process; (exit code, output lines, PGN games)."""
+    pgn_path = tmp_path / "games.pgn"
+    code = match_cli.main(list(argv) + ["--pgn", str(pgn_path), "--seed", "7"])
+    lines = capsys.readouterr().out.splitlines()
+    games = []
+    if pgn_path.exists():
+        with open(pgn_path, encoding="utf-8") as handle:
+            while True:
+                game = chess.pgn.read_game(handle)
+                if game is None:
+                    break
+                games.append(game)
+    return code, lines, games
+
+
+# --- time controls -----------------------------------------------------------------------
+
+def test_parse_tc():
+    assert parse_tc("10+0.1") == TimeControl(base=10.0, inc=0.1)
+    assert parse_tc("1+0.01") == TimeControl(base=1.0, inc=0.01)
+    assert parse_tc("60") == TimeControl(base=60.0, inc=0.0)
+    assert parse_tc("1:30+1") == TimeControl(base=90.0, inc=1.0)
+    for bad in ("40/60", "0+1", "x", "-1+0"):
+        with pytest.raises(ValueError):
+            parse_tc(bad)
+
+
+def test_time_control_limits_and_tags():
+    tc = TimeControl(base=10.0, inc=0.1)
+    limit = tc.limit(9.5, -0.02)
+    assert (limit.white_clock, limit.black_clock, limit.white_inc, limit.black_inc) == (9.5, 0.001, 0.1, 0.1)
+    assert tc.allowed(9.5) == 9.5 and tc.pgn_tag() == "10+0.1"
+    assert TimeControl(base=60.0).pgn_tag() == "60"
+    movetime = TimeControl(movetime=0.25)
+    assert movetime.limit(1, 1).time == 0.25 and movetime.allowed(5.0) == 0.25 and movetime.pgn_tag() == "1/0.25"
+    depth = TimeControl(depth=5)
+    assert depth.limit(1, 1).depth == 5 and depth.allowed(1.0) is None and depth.pgn_tag() == "-"
+    with pytest.raises(ValueError):
+        TimeControl()
+    with pytest.raises(ValueError):
+        TimeControl(base=1.0, movetime=0.1)
+
+
+# --- engine specs ------------------------------------------------------------------------
+
+def test_engine_spec_parsing():
+    spec = parse_engine_spec("cwd=/tmp/base PYTHONPATH=/tmp/base name=base python -m protocol")
+    assert spec.command == ["python", "-m", "protocol"]
+    assert spec.cwd == "/tmp/base" and spec.name == "base" and spec.env == {"PYTHONPATH": "/tmp/base"}
+    spec = parse_engine_spec("stockfish", name="SF", cwd="/x", options=["Hash=16", "Skill Level=3"],
+                             env=["A=1"])
+    assert spec.command == ["stockfish"] and spec.name == "SF" and spec.cwd == "/x"
+    assert spec.options == {"Hash": "16", "Skill Level": "3"} and spec.env == {"A": "1"}
+    assert parse_engine_spec("'/opt/my engine/bin' --uci").command == ["/opt/my engine/bin", "--uci"]
+    assert parse_option("UCI_Elo=1500") == ("UCI_Elo", "1500")
+    with pytest.raises(ValueError):
+        parse_option("Hash")
+    with pytest.raises(ValueError):
+        parse_engine_spec("cwd=/tmp")
+
+
+# --- openings ----------------------------------------------------------------------------
+
+def test_load_epd_openings():
+    openings = load_openings(NOOB)
+    assert len(openings) == 5000
+    first = openings[0]
+    assert first.board.fen() == "r1bqkbnr/pp1npppp/2pp4/8/2P5/N4N2/PP1PPPPP/R1BQKB1R w KQkq - 0 4"
+    assert first.moves == [] and first.label == "noob_3moves_5000.epd:1"
+    starts = load_openings(FRC, chess960=True)
+    assert len(starts) == 960 and all(o.board.chess960 for o in starts)
+    assert all(o.board.is_valid() for o in starts)
+
+
+def test_load_pgn_openings(tmp_path):
+    path = tmp_path / "book.pgn"
+    path.write_text('[Event "a"]\n[Opening "Italian"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *\n\n'
+                    '[Event "b"]\n[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]\n[SetUp "1"]\n\n1. e4 Kd7 *\n')
+    openings = load_openings(str(path))
+    assert len(openings) == 2
+    assert [m.uci() for m in openings[0].moves] == ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4"]
+    assert "Italian" in openings[0].label
+    assert openings[1].board.fen() == "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    assert openings[1].start().fen() == "8/3k4/8/8/4P3/8/8/4K3 w - - 1 2"
+    short = load_openings(str(path), plies=2)
+    assert len(short[0].moves) == 2 and len(short[0].start().move_stack) == 2
+
+
+def test_pair_order():
+    assert pair_order(5, 7, randomize=False, start=3) == [3, 4, 0, 1, 2, 3, 4]
+    random_order = pair_order(100, 100, randomize=True, seed=42)
+    assert sorted(random_order) == list(range(100))  # every opening once before any repeats
+    assert random_order == pair_order(100, 100, randomize=True, seed=42)
+    assert random_order != pair_order(100, 100, randomize=True, seed=43)
+
+
+# --- adjudication ------------------------------------------------------------------------
+
+def test_rules_outcome():
+    assert rules_outcome(chess.Board()) is None
+    mated = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3")
+    assert rules_outcome(mated) == ("0-1", "normal", "Black mates")
+    assert rules_outcome(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"))[0] == "1/2-1/2"  # stalemate
+    assert "insufficient" in rules_outcome(chess.Board("8/8/8/4k3/8/8/8/4KB2 w - - 0 1"))[2]
+    assert "fifty" in rules_outcome(chess.Board("8/8/8/4k3/8/8/8/R3K3 w - - 100 80"))[2]
+    board = chess.Board()
+    for uci in ["g1f3", "g8f6", "f3g1", "f6g8"] * 2:
+        board.push_uci(uci)
+    assert rules_outcome(board) == ("1/2-1/2", "normal", "Draw by 3-fold repetition")
+
+
+def test_adjudicator_resign_needs_both_sides():
+    adjudicator = Adjudicator(AdjudicationRules(resign_score=500, resign_moves=2))
+    board = chess.Board()
+    assert adjudicator.after_move(board, chess.WHITE, -600) is None
+    assert adjudicator.after_move(board, chess.BLACK, 100) is None  # the winner does not agree
+    assert adjudicator.after_move(board, chess.WHITE, -600) is None
+    assert adjudicator.after_move(board, chess.BLACK, 600) is None
+    assert adjudicator.after_move(board, chess.WHITE, -700) is None
+    assert adjudicator.after_move(board, chess.BLACK, 650) == ("0-1", "adjudication",
+                                                              "White resigns (score adjudication)")
+
+
+def test_adjudicator_draw_and_max_moves():
+    draw = Adjudicator(AdjudicationRules(draw_score=10, draw_moves=2, draw_after=30))
+    early, late = chess.Board(), chess.Board()
+    late.fullmove_number = 31
+    for side in (chess.WHITE, chess.BLACK) * 2:
+        assert draw.after_move(early, side, 0) is None  # before move 30: not counted
+    results = [draw.after_move(late, side, 5) for side in (chess.WHITE, chess.BLACK) * 2]
+    assert results[:3] == [None] * 3 and results[3][2] == "Draw by score adjudication"
+    capped = Adjudicator(AdjudicationRules(max_moves=2))
+    results = [capped.after_move(early, side, None) for side in (chess.WHITE, chess.BLACK) * 2]
+    assert results[:3] == [None] * 3 and results[3][0] == "1/2-1/2"
+
+
+# --- PGN and tally -----------------------------------------------------------------------
+
+def _record(number, engine1_white, result, opening=None, pair=None):
+    opening = opening or Opening(chess.Board(), [], "start")
+    job = GameJob(number, pair or (number + 1) // 2, 0, opening, engine1_white)
+    board = opening.start()
+    return GameRecord(job, "A" if engine1_white else "B", "B" if engine1_white else "A", board,
+                      len(board.move_stack), result=result, termination="normal",
+                      comments=["book"] * len(board.move_stack))
+
+
+def test_pgn_tags_roundtrip_chess960():
+    opening = load_openings(FRC, chess960=True)[0]
+    record = _record(3, True, "1/2-1/2", opening)
+    record.board.push_uci("b2b3")
+    record.comments.append("+0.10/5 0.100s")
+    record.reason = "Draw by maximum game length (1 moves)"
+    text = str(record_to_pgn(record, TimeControl(base=10, inc=0.1), "Test event", "here"))
+    game = chess.pgn.read_game(io.StringIO(text))
+    headers = game.headers
+    assert [headers[tag] for tag in ("Event", "Site", "Round", "White", "Black", "Result")] == \
+        ["Test event", "here", "3", "A", "B", "1/2-1/2"]
+    assert headers["Variant"] == "Chess960" and headers["SetUp"] == "1"
+    assert headers["FEN"].startswith("bbqnnrkr/pppppppp") and headers["TimeControl"] == "10+0.1"
+    assert headers["Termination"] == "normal" and headers["PlyCount"] == "1"
+    assert re.match(r"\d{4}\.\d\d\.\d\d$", headers["Date"])
+    assert game.board().chess960 and [m.uci() for m in game.mainline_moves()] == ["b2b3"]
+    assert "maximum game length" in game.end().comment
+
+
+def test_tally_pairs_in_any_order():
+    tally = Tally()
+    assert not tally.add(_record(2, False, "1-0"))   # engine 1 black, loses
+    assert not tally.add(_record(3, True, "1-0"))    # engine 1 white, wins
+    assert tally.add(_record(1, True, "1/2-1/2"))    # completes pair 1: D + L
+    assert tally.add(_record(4, False, "1/2-1/2"))   # completes pair 2: W + D
+    assert (tally.wins, tally.draws, tally.losses) == (1, 2, 1)
+    assert tally.white == [1, 1, 0] and tally.black == [0, 1, 1]
+    assert tally.pentanomial == [0, 1, 0, 1, 0]
+    assert tally.best_elo()[1] == "pentanomial"
+    unfinished = _record(5, True, "*")
+    assert not tally.add(unfinished) and tally.uncounted == 1
+    assert not tally.add(_record(6, False, "0-1"))   # its partner had no result: no pair
+    assert tally.pairs == 2 and tally.best_elo()[1] == "trinomial"
+
+
+# --- matches against fake engines ----------------------------------------------------------
+
+def test_match_plays_pairs_and_writes_pgn(capsys, tmp_path):
+    code, lines, games = run_match(capsys, tmp_path, "--engine", fake("--name", "Alpha"),
+                                   "--engine", fake("--name", "Beta", "--seed", "2"),
+                                   "--tc", "5+0.05", "--games", "4", "--concurrency", "2", "--max-moves", "10",
+                                   "--openings", NOOB, "--event", "Unit test")
+    assert code == 0
+    assert len([line for line in lines if line.startswith("[")]) == 4  # a progress line per game
+    assert lines[-1].startswith("Final: W 0 D 4 L 0  score 50.0% (2/4)  Elo")
+    assert lines[-1].endswith("faults 0")
+    assert sorted(int(g.headers["Round"]) for g in games) == [1, 2, 3, 4]
+    by_round = {int(g.headers["Round"]): g for g in games}
+    for number, game in by_round.items():
+        headers = game.headers
+        assert headers["Event"] == "Unit test" and headers["TimeControl"] == "5+0.05"
+        assert headers["White"] == ("Alpha" if number % 2 else "Beta")
+        assert headers["Result"] == "1/2-1/2" and headers["Termination"] == "adjudication"
+        assert headers["SetUp"] == "1" and chess.Board(headers["FEN"]).fullmove_number == 4
+        assert len(list(game.mainline_moves())) == 20
+    # each opening twice, colours reversed
+    assert by_round[1].headers["FEN"] == by_round[2].headers["FEN"] != by_round[3].headers["FEN"]
+
+
+def test_crash_is_a_loss_and_the_engine_is_restarted(capsys, tmp_path):
+    code, lines, games = run_match(capsys, tmp_path, "--engine", fake("--name", "Crasher", "--crash-after", "3"),
+                                   "--engine", fake("--name", "Good"), "--tc", "5+0.05", "--games", "2",
+                                   "--concurrency", "1", "--max-moves", "20")
+    assert code == 0
+    assert lines[-1].startswith("Final: W 0 D 0 L 2") and lines[-1].endswith("faults 2")
+    assert "Faults: 2 (time losses 0, illegal moves 0, crashes/disconnects 2, failed starts 0)" in lines
+    assert any("engine 1 (Crasher) crash" in line and "crashing on purpose" in line for line in lines)
+    assert [g.headers["Termination"] for g in games] == ["abandoned", "abandoned"]
+    assert games[0].headers["Result"] == "0-1" and games[1].headers["Result"] == "1-0"
+    # the second game reached the crasher's 4th move again: it was restarted
+    assert all(len(list(g.mainline_moves())) in (6, 7) for g in games)
+
+
+def test_illegal_move_is_a_loss(capsys, tmp_path):
+    code, lines, games = run_match(capsys, tmp_path, "--engine", fake("--name", "Good"),
+                                   "--engine", fake("--name", "Cheat", "--illegal-after", "2"),
+                                   "--tc", "5+0.05", "--games", "2", "--concurrency", "2")
+    assert lines[-1].startswith("Final: W 2 D 0 L 0") and lines[-1].endswith("faults 2")
+    assert any(line.startswith("Faults: 2 (time losses 0, illegal moves 2") for line in lines)
+    assert [g.headers["Termination"] for g in games] == ["rules infraction"] * 2
+    assert all("illegal move" in g.end().comment for g in games)
+
+
+def test_sleeping_past_the_clock_loses_on_time(capsys, tmp_path):
+    code, lines, games = run_match(capsys, tmp_path, "--engine", fake("--name", "Sleepy", "--sleep-after", "1",
+                                                                     "--sleep", "30"),
+                                   "--engine", fake("--name", "Good"), "--tc", "0.5+0", "--margin", "50",
+                                   "--games", "2", "--concurrency", "2")
+    assert lines[-1].startswith("Final: W 0 D 0 L 2") and lines[-1].endswith("faults 2")
+    assert any(line.startswith("Faults: 2 (time losses 2,") for line in lines)
+    assert [g.headers["Termination"] for g in games] == ["time forfeit"] * 2
+    durations = [float(re.search(r"([\d.]+)s\)", line).group(1)) for line in lines if line.startswith("[")]
+    assert all(d < 5 for d in durations)  # the runner stopped waiting at 0.5 s + margin
+
+
+class StubPlayer:
+    """Stands in for EnginePlayer: plays the first legal move and reports a scripted elapsed time."""
+
+    def __init__(self, elapsed):
+        self.elapsed = list(elapsed)
+        self.limits = []
+
+    def start(self):
+        pass
+
+    def new_game(self, key):
+        pass
+
+    def play(self, board, limit, timeout):
+        self.limits.append((limit, timeout))
+        move = next(iter(board.legal_moves))
+        return chess.engine.PlayResult(move, None, {}), self.elapsed.pop(0)
+
+
+def test_runner_clock_accounting():
+    # 1 s + 0.1 s; margin 0.05 s.  White uses 0.5 s, then 0.55 s: 1 - 0.5 + 0.1 = 0.6 left, and
+    # 0.55 <= 0.6 + 0.05 is fine (0.15 left after the increment); then 0.21 > 0.15 + 0.05: lost.
+    white, black = StubPlayer([0.5, 0.55, 0.21]), StubPlayer([0.2, 0.2, 0.2])
+    job = GameJob(1, 1, 0, Opening(chess.Board()), True)
+    settings = GameSettings(tc=TimeControl(base=1.0, inc=0.1), margin=0.05)
+    record = play_game(job, white, black, {chess.WHITE: "W", chess.BLACK: "B"}, settings)
+    assert record.result == "0-1" and record.termination == "time forfeit"
+    assert record.fault.kind == "time" and record.fault.engine == 1
+    assert "used 0.210s with 0.150s left" in record.reason
+    assert len(record.board.move_stack) == 4  # the late move is not played
+    clocks = [(round(lim.white_clock, 3), round(lim.black_clock, 3)) for lim, _ in white.limits]
+    assert clocks == [(1.0, 1.0), (0.6, 0.9), (0.15, 0.8)]
+    assert [round(t, 3) for _, t in white.limits] == [1.05, 0.65, 0.2]  # runner's deadlines
+    assert all(lim.white_inc == 0.1 and lim.black_inc == 0.1 for lim, _ in white.limits)
+
+
+def test_movetime_overrun_is_a_time_loss():
+    white, black = StubPlayer([0.1, 0.16]), StubPlayer([0.1])
+    job = GameJob(1, 1, 0, Opening(chess.Board()), True)
+    record = play_game(job, white, black, {chess.WHITE: "W", chess.BLACK: "B"},
+                       GameSettings(tc=TimeControl(movetime=0.1), margin=0.05))
+    assert record.termination == "time forfeit" and len(record.board.move_stack) == 2
+    assert white.limits[0][0].time == 0.1 and white.limits[0][1] == pytest.approx(0.15)
+
+
+def test_engine_that_stops_answering_is_killed_at_the_deadline():
+    # The engine sleeps 30 s on its first move with 0.1 s + 0.05 s on its clock.
+    spec = parse_engine_spec(fake("--name", "Slow", "--sleep-after", "0", "--sleep", "30"))
+    players = [EnginePlayer(spec), EnginePlayer(parse_engine_spec(fake("--name", "Good")))]
+    try:
+        job = GameJob(1, 1, 0, Opening(chess.Board()), True)
+        settings = GameSettings(tc=TimeControl(base=0.1), margin=0.05)
+        record = play_game(job, players[0], players[1], {chess.WHITE: "Slow", chess.BLACK: "Good"}, settings)
+        assert not players[0].running  # killed; restarted by its next game
+    finally:
+        for player in players:
+            player.quit()
+    assert record.result == "0-1" and record.termination == "time forfeit"
+    assert record.fault.kind == "time" and record.fault.engine == 1 and record.duration < 5
+
+
+@pytest.mark.parametrize("mode", ["exit", "hang"])
+def test_engine_that_fails_to_start(capsys, tmp_path, mode):
+    code, lines, games = run_match(capsys, tmp_path, "--engine", fake("--fail-start", mode),
+                                   "--engine", fake(), "--tc", "1+0", "--games", "2", "--start-timeout", "1")
+    assert code == 2 and games == []
+    assert "failed to start" in lines[0]
+    assert lines[-1] == "Final: W 0 D 0 L 0  score n/a  Elo n/a (95%, trinomial)  faults 1"
+
+
+def test_failed_restart_during_a_match_is_not_counted():
+    broken = EnginePlayer(parse_engine_spec(fake("--fail-start", "exit")))
+    good = EnginePlayer(parse_engine_spec(fake()))
+    try:
+        job = GameJob(5, 3, 0, Opening(chess.Board()), False)
+        record = play_game(job, good, broken, {chess.WHITE: "Good", chess.BLACK: "Broken"},
+                           GameSettings(tc=TimeControl(base=1.0)))
+    finally:
+        good.quit()
+        broken.quit()
+    assert not record.counted and record.result == "*"
+    assert record.fault.kind == "start" and record.fault.engine == 1 and record.fault.game == 5
+
+
+def test_resign_adjudication_and_sprt_early_stop(capsys, tmp_path):
+    code, lines, games = run_match(capsys, tmp_path, "--engine", fake("--name", "Winner", "--score", "800"),
+                                   "--engine", fake("--name", "Loser", "--score", "-800"),
+                                   "--tc", "5+0.05", "--games", "40", "--concurrency", "2",
+                                   "--resign-score", "600", "--resign-moves", "2",
+                                   "--sprt", "0", "200", "--alpha", "0.1", "--beta", "0.1")
+    # 6 won pairs cross the upper bound (LLR 2.51 > 2.20); games already started still finish
+    decided = [re.match(r"SPRT: H1 accepted after (\d+) games", line) for line in lines]
+    decided = [int(m.group(1)) for m in decided if m]
+    assert len(decided) == 1 and decided[0] >= 12  # pairs may finish out of order
+    assert lines[-1].endswith("SPRT H1")
+    assert decided[0] <= len(games) < 40
+    assert all(g.headers["Termination"] == "adjudication" for g in games)
+    assert all("resigns" in g.end().comment for g in games)
+    assert re.match(r"Final: W \d+ D 0 L 0", lines[-1])
+
+
+def test_chess960_match(capsys, tmp_path):
+    code, lines, games = run_match(capsys, tmp_path, "--engine", fake("--name", "A"), "--engine", fake("--name", "B"),
+                                   "--chess960", "--openings", FRC, "--depth", "3", "--games", "2",
+                                   "--max-moves", "30")
+    assert code == 0 and len(games) == 2
+    for game in games:
+        assert game.headers["Variant"] == "Chess960" and game.headers["TimeControl"] == "-"
+        board = game.board()
+        for move in game.mainline_moves():  # every move legal under Chess960 rules
+            assert move in board.legal_moves
+            board.push(move)
+
+
+def test_help_lists_every_option():
+    out = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    for option in ("--engine", "--option1", "--option2", "--tc", "--depth", "--nodes", "--movetime", "--margin",
+                   "--games", "--openings", "--concurrency", "--pgn", "--sprt", "--seed", "--random", "--sequential",
+                   "--max-moves", "--resign-score", "--resign-moves", "--draw-score", "--draw-moves", "--draw-after",
+                   "--chess960", "--name1", "--name2", "--dir1", "--dir2"):
+        assert option in out, option
+
+
+# --- Pruner ----------------------------------------------------------------------------------
+
+def test_pruner_vs_pruner(tmp_path):
+    """Four games of Pruner against itself at 1+0.05, through the command line."""
+    pgn = tmp_path / "pruner.pgn"
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", "pruner",
+                           "--tc", "1+0.05", "--games", "4", "--concurrency", "2", "--max-moves", "25",
+                           "--openings", NOOB, "--seed", "1", "--pgn", str(pgn)],
+                          capture_output=True, text=True, timeout=150)
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    final = lines[-1]
+    match = re.match(r"Final: W (\d+) D (\d+) L (\d+)  score .*faults (\d+)", final)
+    assert match, final
+    assert sum(int(x) for x in match.groups()[:3]) == 4
+    assert "illegal moves 0, crashes/disconnects 0, failed starts 0" in proc.stdout, proc.stdout
+    with open(pgn, encoding="utf-8") as handle:
+        games = [chess.pgn.read_game(handle) for _ in range(4)]
+    assert all(g is not None and g.headers["White"].startswith("Pruner") for g in games)
