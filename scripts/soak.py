@@ -4,7 +4,7 @@ tournament.
 
     python scripts/soak.py                                   # 1000 games at 1+0.01, then 1000 at 10+0.1
     python scripts/soak.py --games 40 --tc 1+0.01            # a short run
-    python scripts/soak.py --engine "pypy3 -m protocol" --games 200 --tc 1+0.01 --concurrency 2
+    python scripts/soak.py --engine "pypy3 -m protocol" --games 200 --tc 1+0.01 --jobs 2
 
 Games are played by scripts/match.py's library (runner-side clocks, colour-reversed pairs from
 the opening book). Faults, per time control:
@@ -279,7 +279,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--tc", action="append", metavar="BASE+INC",
                         help="time control, repeatable (default: %s)" % " and ".join(DEFAULT_TCS))
     parser.add_argument("--games", type=int, default=1000, help="games per time control (default 1000)")
-    parser.add_argument("--jobs", "--concurrency", dest="concurrency", type=int, default=1,
+    parser.add_argument("--jobs", "--concurrency", dest="concurrency", type=int, default=1, metavar="N",
                         help="games at the same time (default 1; --concurrency is the old name)")
     parser.add_argument("--margin", type=float, default=0.0, metavar="MS",
                         help="milliseconds a move may overrun the clock before it is a time loss (default 0)")
