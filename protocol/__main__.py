@@ -92,7 +92,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         module = importlib.import_module(subcommand.module)
     except ModuleNotFoundError as exc:
-        if exc.name != subcommand.module:
+        missing = exc.name or ""
+        if not (subcommand.module == missing or subcommand.module.startswith(missing + ".")):
             raise  # the module exists but one of its own imports is missing: show that
         print("pruner: '%s' is not available in this build (%s is missing)" % (name, subcommand.module),
               file=sys.stderr)

@@ -4,6 +4,7 @@ repository names no path outside itself and notes the origin of each data file."
 import os
 import subprocess
 import re
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -77,3 +78,29 @@ def test_every_data_file_has_its_origin_noted():
                     stem_in_its_folder = os.path.splitext(name)[0] in readme and os.path.dirname(relative) in readme
                     assert relative in readme or name in readme or stem_in_its_folder, \
                         "%s/%s: origin not noted" % (folder, relative)
+
+
+def test_a_non_editable_install_carries_every_subpackage(tmp_path):
+    """`pip install .` (the README's first command) installs a `pruner` whose every subcommand
+    imports: a package list that names only the top level builds one without protocol.uci."""
+    source = tmp_path / "source"
+    for name in subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        if name.endswith(".py") or name in ("pyproject.toml", "README.md"):
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            (source / name).write_bytes(open(os.path.join(ROOT, name), "rb").read())
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
+                    str(source)], check=True, capture_output=True)
+    packages = sorted(os.path.relpath(top, ROOT).replace(os.sep, ".")
+                      for top, _, names in os.walk(ROOT) if "__init__.py" in names
+                      and os.path.relpath(top, ROOT).split(os.sep)[0] in ("engine", "protocol"))
+    for package in packages:
+        assert (target / package.replace(".", os.sep) / "__init__.py").is_file(), package
+    env = dict(os.environ, PYTHONPATH=str(target))
+    run = subprocess.run([sys.executable, "-m", "protocol"], input="uci\nquit\n", cwd=str(tmp_path),
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert "uciok" in run.stdout, run.stderr
+    run = subprocess.run([sys.executable, "-m", "protocol", "analyse", "--help"], cwd=str(tmp_path),
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "--depth" in run.stdout, run.stderr
