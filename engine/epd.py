@@ -1,13 +1,18 @@
 """Reading positions as files circulate them: EPD records and FEN lines, quirks included.
 
 One reader for every program that takes positions from a file or a command line
-(``pruner analyse``, ``scripts/suite.py``, match openings). Each line is given to python-chess
-first (``Board.from_epd``, or ``Board(fen)`` for a full FEN). When python-chess refuses it, the
-board fields are read strictly (python-chess's own FEN parser) and the operations leniently,
-so that the suites of common collections read in full:
+(``pruner analyse``, ``scripts/suite.py``, match openings). The board fields are read
+strictly: placement, side to move, castling, en passant (the four of EPD), then the halfmove
+clock and fullmove number when numbers follow (one number is the halfmove clock, as
+python-chess and Stockfish read a five-field FEN). A field that is there but malformed
+(castling ``KQkz``, en passant ``e9``, fullmove ``x``) refuses the line: it is never taken for
+an operation, which would analyse the board without it. python-chess's own FEN parser then
+builds the board. The operations go to python-chess (``Board.from_epd``) first; when it
+refuses them they are read leniently, so that the suites of common collections read in full:
 
 * unquoted string operands (``bm Qc7; id  sbd.001``, as in the SBD and LCT II files);
-* a FEN's halfmove and fullmove counters before the operations (``... w KQkq - 0 1 ; bm Qb3``);
+* a FEN's halfmove and fullmove counters before the operations (``... w KQkq - 0 1 ; bm Qb3``,
+  ``... - 2 3; bm Bb5``);
 * operations without semicolons (``... w - - 0 1 bm Rc8+ dm 26``), each known opcode
   starting a new one;
 * moves in SAN or UCI with annotations (``Qh8!``, ``Qh8 +``, ``Nf6+?``), a move list broken by a
@@ -18,8 +23,8 @@ so that the suites of common collections read in full:
 Known opcodes are read (``bm am`` moves, ``pm sm`` one move, ``pv`` a line; ``dm acd acn acs ce
 hmvc fmvn`` and the perft counts ``D1``... integers; ``id c0``-``c9`` text); what cannot be used
 (an unknown opcode, a move that is not legal, a malformed number) is left out and counted, so the
-caller can report it once per file (``EpdReader.ignored``). A line is skipped only when its board is not a position a
-search can start from, with the reason.
+caller can report it once per file (``EpdReader.ignored``). A line is skipped only when its board
+fields are malformed or its board is not a position a search can start from, with the reason.
 """
 
 import re
@@ -45,7 +50,12 @@ _PERFT_OPCODE = re.compile(r"D[1-9][0-9]?\Z")
 _PLACEMENT = re.compile(r"[1-8pnbrqkPNBRQK]+(/[1-8pnbrqkPNBRQK]+){7}\Z")
 _CASTLING = re.compile(r"(-|[KQkqA-Ha-h]{1,4})\Z")
 _EP = re.compile(r"(-|[a-h][36])\Z")
+_COUNTER = re.compile(r"[0-9]{1,9}\Z")
 _INTEGER = re.compile(r"[+-]?[0-9]{1,9}\Z")
+_FIELD = re.compile(r"\s*([^\s;]+)")
+"""One board field: a word, ended by a blank or a semicolon (``... 0 1; bm Bb5``)."""
+_FIELD_NAMES = ("piece placement", "side to move", "castling field", "en passant field",
+                "halfmove clock", "fullmove number")
 _TOKEN = re.compile(r'"[^"]*"?|;|[^\s;"]+')
 _ANNOTATION = re.compile(r"[!?+#]+\Z")
 _MOVE_WORD = re.compile(r"([NBRQK]?[a-h]?[1-8]?[x:-]?[a-h][1-8](=?[NBRQnbrq])?|[a-h][1-8][a-h][1-8][nbrq]?"
@@ -165,29 +175,36 @@ class EpdReader:
             self.ignored.setdefault(kind, []).append(number)
 
     def _parse(self, text: str, chess960: bool, number: Optional[int]) -> Tuple[chess.Board, Dict[str, Any]]:
-        fields = text.split()
-        if len(fields) < 2 or fields[1] not in ("w", "b"):
-            # python-chess would assume White; Stockfish's 'position fen' assumes Black: refuse
-            # rather than pick a side the user may not have meant.
-            if fields and _PLACEMENT.match(fields[0]):
-                raise ValueError("no side to move after the board (w or b): %r" % _cut(text))
-            raise ValueError("not a FEN or EPD position: %r" % _cut(text))
-        if len(fields) == 6 and fields[4].isdigit() and fields[5].isdigit():
-            try:
-                return chess.Board(" ".join(fields), chess960=chess960), {}  # a plain FEN
-            except ValueError:
-                pass
+        fields, rest = _board_fields(text)
         try:
-            return chess.Board.from_epd(text, chess960=chess960)
-        except ValueError:
-            pass  # python-chess refuses it: board strictly, operations leniently
-        board, rest = _board_fields(text, chess960)
+            board = chess.Board(" ".join(fields), chess960=chess960)
+        except ValueError as exc:
+            raise ValueError("bad position %r: %s" % (" ".join(fields), exc)) from None
         problem = unplayable(board)
         if problem:  # before the operations: nothing of a skipped line is counted as ignored
             raise ValueError("illegal position: %s" % problem)
-        return board, self._operations(board, rest, number)
+        return board, self._operations(board, fields, rest, number)
 
-    def _operations(self, board: chess.Board, rest: str, number: Optional[int]) -> Dict[str, Any]:
+    def _operations(self, board: chess.Board, fields: List[str], rest: str,
+                    number: Optional[int]) -> Dict[str, Any]:
+        """The operations after the board fields: python-chess's reading when it accepts them,
+        else the lenient one; ``hmvc``/``fmvn`` set the board's counters."""
+        ops: Dict[str, Any] = {}
+        if rest.strip(" \t;"):
+            try:
+                _, ops = chess.Board.from_epd(" ".join(fields[:4]) + " " + rest, chess960=board.chess960)
+            except ValueError:
+                ops = self._lenient_operations(board, rest, number)
+            else:
+                if not all(_as_read(opcode, value) for opcode, value in ops.items()):
+                    ops = self._lenient_operations(board, rest, number)
+        if "hmvc" in ops:
+            board.halfmove_clock = max(0, ops["hmvc"])
+        if "fmvn" in ops:
+            board.fullmove_number = max(1, ops["fmvn"])
+        return ops
+
+    def _lenient_operations(self, board: chess.Board, rest: str, number: Optional[int]) -> Dict[str, Any]:
         ops: Dict[str, Any] = {}
         for opcode, operands in _split_operations(_TOKEN.findall(rest)):
             if opcode in MOVE_OPCODES or opcode in LINE_OPCODES:
@@ -210,10 +227,6 @@ class EpdReader:
                 self._note(number, "text %r outside an operation" % " ".join([opcode] + operands))
             else:
                 self._note(number, "unknown opcode %r" % opcode)
-        if "hmvc" in ops:
-            board.halfmove_clock = max(0, ops["hmvc"])
-        if "fmvn" in ops:
-            board.fullmove_number = max(1, ops["fmvn"])
         return ops
 
     def _moves(self, board: chess.Board, opcode: str, operands: List[str], number: Optional[int]) -> List[chess.Move]:
@@ -241,6 +254,10 @@ def _play_uci(board: chess.Board, moves: List[str]) -> chess.Board:
     """``board`` after the UCI ``moves`` (the game history is kept for repetitions)."""
     for ply, text in enumerate(moves, 1):
         try:
+            chess.Move.from_uci(text)
+        except ValueError:
+            raise ValueError("not a UCI move %r at ply %d" % (text, ply)) from None
+        try:
             move = board.parse_uci(text)
         except ValueError:
             move = chess.Move.null()
@@ -250,31 +267,44 @@ def _play_uci(board: chess.Board, moves: List[str]) -> chess.Board:
     return board
 
 
-def _board_fields(text: str, chess960: bool) -> Tuple[chess.Board, str]:
-    """The board from the leading FEN fields of ``text`` and the text after them."""
-    parts = text.split(None, 1)
-    if not parts or not _PLACEMENT.match(parts[0]):
-        raise ValueError("not a FEN or EPD position: %r" % _cut(text))
-    fields = [parts[0]]
-    rest = parts[1] if len(parts) > 1 else ""
-    for pattern in (re.compile(r"[wb]\Z"), _CASTLING, _EP):
-        head = rest.split(None, 1)
-        if not head or not pattern.match(head[0]):
+def _board_fields(text: str) -> Tuple[List[str], str]:
+    """The board fields at the start of ``text`` and the text after them (the operations).
+
+    Strict, so that no field is lost: the placement and the side to move must be there; castling
+    and en passant must be well formed when present and must be there when operations follow;
+    the words right after the en-passant field that start like a number are the halfmove clock
+    and the fullmove number and must be counters. After the halfmove clock, only a counter, a
+    semicolon or a known opcode may follow (``... - 0 x`` is a bad fullmove number, not an
+    opcode ``x``). ValueError names the bad field."""
+    fields: List[str] = []
+    position = 0
+    for index, name in enumerate(_FIELD_NAMES):
+        match = _FIELD.match(text, position)
+        if not match:
             break
-        fields.append(head[0])
-        rest = head[1] if len(head) > 1 else ""
-    if len(fields) == 4:  # the counters, if a full FEN precedes the operations
-        for _ in range(2):
-            head = rest.split(None, 1)
-            if not head or not head[0].isdigit() or len(head[0]) > 9:
-                break
-            fields.append(head[0])
-            rest = head[1] if len(head) > 1 else ""
-    try:
-        board = chess.Board(" ".join(fields), chess960=chess960)
-    except ValueError as exc:
-        raise ValueError("bad position %r: %s" % (" ".join(fields), exc)) from None
-    return board, rest
+        word = match.group(1)
+        if index == 0 and not _PLACEMENT.match(word):
+            raise ValueError("not a FEN or EPD position: %r" % _cut(text))
+        if index == 1 and word not in ("w", "b"):
+            # python-chess would assume White; Stockfish's 'position fen' assumes Black: refuse
+            # rather than pick a side the user may not have meant.
+            raise ValueError("no side to move after the board (w or b): %r" % _cut(text))
+        if index >= 4 and word[:1] not in "0123456789+-":
+            if index == 4 or _is_opcode(word):
+                break  # the operations start: no counters, or the halfmove clock alone
+        pattern = (_CASTLING, _EP, _COUNTER, _COUNTER)[index - 2] if index >= 2 else None
+        if pattern is not None and not pattern.match(word):
+            raise ValueError("bad %s %r" % (name, word))
+        fields.append(word)
+        position = match.end()
+    if len(fields) < 2:
+        if fields:
+            raise ValueError("no side to move after the board (w or b): %r" % _cut(text))
+        raise ValueError("not a FEN or EPD position: %r" % _cut(text))
+    rest = text[position:]
+    if len(fields) < 4 and rest.strip(" \t;"):
+        raise ValueError("bad position: no %s before the operations" % _FIELD_NAMES[len(fields)])
+    return fields, rest
 
 
 def _split_operations(tokens: List[str]) -> Iterator[Tuple[str, List[str]]]:
@@ -314,6 +344,21 @@ KNOWN_OPCODES = MOVE_OPCODES | SINGLE_MOVE_OPCODES | LINE_OPCODES | INT_OPCODES 
 
 def _is_opcode(token: str) -> bool:
     return token in KNOWN_OPCODES or bool(_PERFT_OPCODE.match(token))
+
+
+def _as_read(opcode: str, value: Any) -> bool:
+    """Whether python-chess's ``value`` for ``opcode`` is what the lenient reading would give
+    (else that reading is used: it leaves out and counts an unknown opcode or a bad operand,
+    and reads ``id 5`` as text, not as the integer python-chess makes of it)."""
+    if opcode in TEXT_OPCODES:
+        return isinstance(value, str)
+    if opcode in INT_OPCODES or _PERFT_OPCODE.match(opcode):
+        return type(value) is int
+    if opcode in MOVE_OPCODES or opcode in LINE_OPCODES:
+        return isinstance(value, list) and bool(value)
+    if opcode in SINGLE_MOVE_OPCODES:
+        return isinstance(value, chess.Move)
+    return False  # an unknown opcode
 
 
 def _parse_move(board: chess.Board, word: str) -> Optional[chess.Move]:

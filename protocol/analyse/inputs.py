@@ -3,7 +3,8 @@
 A task is the unit of work of one worker: a ``PositionTask`` (one FEN or EPD line) or a
 ``GameTask`` (one PGN game, whose positions are analysed in order on one searcher).
 Unusable input (a bad FEN or EPD line, a PGN game with an illegal move or a bad FEN header,
-a missing file) is reported through ``report`` as ``source: reason`` and left out.
+a file without a game, a missing file) is reported through ``report`` as ``source: reason``
+and left out. EPD/FEN lines are read by engine/epd.py, PGN by engine/pgn.py.
 """
 
 import io
@@ -14,10 +15,9 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple, Union
 
 import chess
-import chess.pgn
 
 from engine.epd import EpdReader, SkippedLine, clean_line, is_comment
-from engine.position import unplayable
+from engine.pgn import PgnReader, read_game, read_pgn_file  # noqa: F401 (read_game: for tasks, resume, review)
 
 PGN_SUFFIXES = (".pgn",)
 """Files with these suffixes are read as PGN; any other file as EPD/FEN lines."""
@@ -67,27 +67,17 @@ class GameTask:
 
 
 Task = Union[PositionTask, GameTask]
-_NON_BLANK = re.compile(r"\S")
 Report = Callable[[str], None]
 
 
-class _QuietGameBuilder(chess.pgn.GameBuilder):
-    """Collects PGN errors in ``game.errors`` without logging them (they are reported by us)."""
-
-    def handle_error(self, error: Exception) -> None:
-        self.game.errors.append(error)
-
-
-def read_game(handle: io.TextIOBase) -> Optional[chess.pgn.Game]:
-    """``chess.pgn.read_game`` without log output; errors end up in ``game.errors``."""
-    return chess.pgn.read_game(handle, Visitor=_QuietGameBuilder)
-
-
-def parse_position(text: str, chess960: bool = False) -> Tuple[chess.Board, dict]:
-    """A board and its EPD operations from a FEN, an EPD line, ``startpos`` or UCI's
+def parse_position(text: str, chess960: bool = False) -> Tuple[chess.Board, dict, List[str]]:
+    """A board, its EPD operations and what the lenient reading left out (``"unknown opcode
+    'tcsi'"``, one entry per kind) from a FEN, an EPD line, ``startpos`` or UCI's
     ``startpos moves e2e4 ...`` / ``<fen> moves ...`` (engine/epd.py, which also recognises
     Chess960; ``chess960=True`` forces it). Raises ValueError with the reason."""
-    return EpdReader(chess960).parse(text)
+    reader = EpdReader(chess960)
+    board, ops = reader.parse(text)
+    return board, ops, list(reader.ignored)
 
 
 def plan_game(board: chess.Board, n_moves: int, side: Optional[chess.Color],
@@ -119,12 +109,13 @@ def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
 
     An input is ``-`` (standard input: PGN, with or without tags, or EPD/FEN lines), a file
     (``.pgn`` = PGN, anything else = EPD/FEN lines), or a FEN/EPD string. A FEN split over
-    several arguments (not quoted in the shell) is joined back: its fields are never taken
-    for other inputs (its ``-`` is not standard input).
+    several arguments (not quoted in the shell, or half-quoted) is joined back: its fields are
+    never taken for other inputs (its ``-`` is not standard input), and when one of them is bad
+    the whole FEN is refused, so no record is written for a position the user did not give.
     """
     tasks: List[Task] = []
     failed = 0
-    for first, last, argument in _join_split_fens(inputs, report):
+    for first, last, argument in _join_split_fens(inputs):
         if argument == "-":
             stream = stdin or sys.stdin
             if stream.isatty():
@@ -135,67 +126,126 @@ def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
             else:
                 found, bad = _read_epd(text, "<stdin>", report, chess960)
         elif os.path.exists(argument) or argument.lower().endswith(FILE_SUFFIXES):
+            pgn = argument.lower().endswith(PGN_SUFFIXES)
             try:
-                with open(argument, encoding="utf-8-sig", errors="replace") as handle:
-                    text = handle.read()
+                if pgn:
+                    text = read_pgn_file(argument)  # UTF-8, else Latin-1
+                else:
+                    with open(argument, encoding="utf-8-sig", errors="replace") as handle:
+                        text = handle.read()
             except OSError as exc:
                 report("%s: cannot read: %s" % (argument, exc.strerror or exc))
                 failed += 1
                 continue
-            if argument.lower().endswith(PGN_SUFFIXES):
+            if pgn:
                 found, bad = _read_pgn(text, argument, report, side, from_move)
             else:
                 found, bad = _read_epd(text, argument, report, chess960)
         else:
             source = "argument %d" % first if first == last else "arguments %d-%d" % (first, last)
             try:
-                board, ops = parse_position(argument, chess960)
+                board, ops, ignored = parse_position(argument, chess960)
             except ValueError as exc:
-                report("%s: not a file, and not a FEN (%s): %r" % (source, exc, argument))
+                if first == last:
+                    report("%s: not a file, and not a FEN (%s): %r" % (source, exc, argument))
+                else:
+                    what = "FEN" if _PLACEMENT.match(argument.split()[0]) else "position"
+                    report("%s: not a %s (%s): %r; quote the %s to pass it as one argument"
+                           % (source, what, exc, argument, what))
                 found, bad = [], 1
             else:
+                if first != last:
+                    report("%s read as one position: %s (quote it to pass it as one argument)" % (source, argument))
+                for kind in ignored:
+                    report("%s: %s ignored" % (source, kind))
                 found, bad = [_position_task(source, board, ops)], 0
         tasks.extend(found)
         failed += bad
     return tasks, failed
 
 
-_FEN_FIELDS = [re.compile(p) for p in (r"[wb]\Z", r"(-|[KQkqA-Ha-h]{1,4})\Z", r"(-|[a-h][36])\Z",
-                                       r"[0-9]{1,9}\Z", r"[0-9]{1,9}\Z")]
-"""The FEN fields after the piece placement, in order."""
 _PLACEMENT = re.compile(r"[1-8pnbrqkPNBRQK]+(/[1-8pnbrqkPNBRQK]+){7}\Z")
+_FEN_FIELD_COUNT = 6
+"""Placement, side to move, castling, en passant, halfmove clock, fullmove number."""
 
 
-def _join_split_fens(inputs: List[str], report: Report) -> List[Tuple[int, int, str]]:
-    """``(first, last, text)`` per input, 1-based argument numbers: a piece placement followed by
-    arguments that are the next FEN fields in order (the shell split an unquoted FEN) becomes
-    one input, as does ``startpos moves e2e4 ...`` (and a FEN followed by ``moves ...``)."""
+def _join_split_fens(inputs: List[str]) -> List[Tuple[int, int, str]]:
+    """``(first, last, text)`` per input, 1-based argument numbers.
+
+    A FEN the shell split (unquoted, or half-quoted: ``"<placement> b" KQkq - 0 1``) becomes one
+    input: after an argument that is a FEN lacking fields, each following argument that can
+    be the next field is taken as it, bad or not (``KQkx``, ``0 x``), so that the reader
+    refuses the whole FEN instead of analysing a shorter one and reading its ``-`` as standard
+    input. So does ``startpos moves e2e4 ...`` (or a FEN followed by ``moves``): every
+    following argument that can be a move is one (``e7e6x`` refuses the whole line). Files,
+    quoted positions, ``startpos``, ``moves`` and a piece placement always start a new input.
+    """
     joined = []
     index = 0
     while index < len(inputs):
         words = [inputs[index]]
-        if _PLACEMENT.match(inputs[index]) and not os.path.exists(inputs[index]):
-            for pattern in _FEN_FIELDS:
-                nxt = index + len(words)
-                if nxt < len(inputs) and pattern.match(inputs[nxt]) and not os.path.exists(inputs[nxt]):
-                    words.append(inputs[nxt])
-                else:
-                    break
-        if words[0] == "startpos" or len(words) > 1 or _PLACEMENT.match(words[0]):
-            nxt = index + len(words)
-            if nxt < len(inputs) and inputs[nxt] == "moves":
-                words.append("moves")
-                while index + len(words) < len(inputs) and _UCI_MOVE.match(inputs[index + len(words)]):
+        if not _is_file(inputs[index]):
+            have = _fen_fields_lacking(inputs[index])
+            while 0 < have < _FEN_FIELD_COUNT and index + len(words) < len(inputs) \
+                    and _can_be_fen_field(inputs[index + len(words)], have):
+                words.append(inputs[index + len(words)])
+                have += 1
+            parts = " ".join(words).split()
+            if parts and (parts[0] == "startpos" or _PLACEMENT.match(parts[0])):
+                moves = "moves" in parts
+                if not moves and index + len(words) < len(inputs) and inputs[index + len(words)] == "moves":
+                    words.append("moves")
+                    moves = True
+                while moves and index + len(words) < len(inputs) and _can_be_move(inputs[index + len(words)]):
                     words.append(inputs[index + len(words)])
-        if len(words) > 1:
-            report("arguments %d-%d read as one position: %s (quote it to pass it as one argument)"
-                   % (index + 1, index + len(words), " ".join(words)))
         joined.append((index + 1, index + len(words), " ".join(words)))
         index += len(words)
     return joined
 
 
-_UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][nbrq]?\Z")
+def _is_file(argument: str) -> bool:
+    return os.path.exists(argument) or argument.lower().endswith(FILE_SUFFIXES)
+
+
+def _starts_an_input(argument: str) -> bool:
+    """True for an argument that is an input of its own, never a piece of a split FEN."""
+    return (_is_file(argument) or argument in ("startpos", "moves") or bool(_PLACEMENT.match(argument))
+            or any(char.isspace() for char in argument) or not argument)
+
+
+def _fen_fields_lacking(argument: str) -> int:
+    """The number of FEN fields in ``argument`` when it is a FEN that lacks some (a placement
+    alone, ``"<placement> b"``, ...), else 0."""
+    parts = argument.split()
+    if not parts or not _PLACEMENT.match(parts[0]) or len(parts) >= _FEN_FIELD_COUNT:
+        return 0
+    if len(parts) > 1 and parts[1] not in ("w", "b"):
+        return 0
+    if any(";" in part or '"' in part for part in parts) or "moves" in parts:
+        return 0  # operations or moves: an EPD line or a UCI position, complete as it is
+    if any(part[:1] not in "0123456789+-" for part in parts[4:]):
+        return 0
+    return len(parts)
+
+
+def _can_be_fen_field(argument: str, index: int) -> bool:
+    """Whether ``argument`` can be FEN field ``index`` (0-based) of a split FEN. The side to
+    move must be ``w`` or ``b`` (without it the placement is refused anyway); any other field
+    is taken even when malformed, for the reader to refuse; ``-`` is no counter (it may mean
+    standard input after a complete four-field EPD)."""
+    if _starts_an_input(argument):
+        return False
+    if index == 1:
+        return argument in ("w", "b")
+    return not (index >= 4 and argument == "-")
+
+
+def _can_be_move(argument: str) -> bool:
+    """Whether ``argument`` can be one of the moves after ``moves`` (legal or not: the reader
+    refuses the whole line for a bad one)."""
+    return not _starts_an_input(argument) and argument != "-"
+
+
 _MOVETEXT = re.compile(r"\s*([0-9]+\s*\.|[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8]|O-O)")
 
 
@@ -239,50 +289,27 @@ def _read_epd(text: str, path: str, report: Report, chess960: bool) -> Tuple[Lis
 
 def _read_pgn(text: str, path: str, report: Report, side: Optional[chess.Color],
               from_move: Optional[int]) -> Tuple[List[Task], int]:
-    """One task per game; a game with any PGN error is skipped whole."""
+    """One task per game (engine/pgn.py decides what a game is); a game with any problem is
+    skipped whole, text that is not a game is reported once for the file."""
     tasks: List[Task] = []
     failed = 0
-    handle = io.StringIO(text)
-    number = 0
-    line, counted = 1, 0  # line number of text[counted], advanced game by game (no rescans)
-    while True:
-        start = handle.tell()
-        game = read_game(handle)
-        if game is None:
-            break
-        end = handle.tell()
-        number += 1
-        first = _NON_BLANK.search(text, start, end)  # the game's first line
-        offset = first.start() if first else start
-        line += text.count("\n", counted, offset)
-        counted = offset
-        source = "%s:%d" % (path, line)
-        board = game.board()
-        n_moves = sum(1 for _ in game.mainline_moves())
-        if not n_moves and not _TAG.search(text, start, end) and not game.errors:
-            number -= 1  # no tag and no move: text that is not a game (random bytes read as one)
-            continue
-        if game.errors:
+    reader = PgnReader()
+    games = 0
+    for item in reader.read(text):
+        games += 1
+        source = "%s:%d" % (path, item.line)
+        if item.problem is not None:
             failed += 1
-            report("%s: game %d skipped: %s" % (source, number, game.errors[0]))
+            report("%s: game %d skipped: %s" % (source, item.number, item.problem))
             continue
-        if type(board) is not chess.Board:
-            failed += 1
-            report("%s: game %d skipped: variant %s is not supported" % (source, number, board.uci_variant))
-            continue
-        problem = unplayable(board)
-        if problem:
-            failed += 1
-            report("%s: game %d skipped: illegal start position: %s" % (source, number, problem))
-            continue
+        board = item.game.board()
+        n_moves = sum(1 for _ in item.game.mainline_moves())
         selected, analysed = plan_game(board, n_moves, side, from_move)
         if selected:
-            tasks.append(GameTask(source, number, text[start:end], selected, analysed))
-    if number == 0:
+            tasks.append(GameTask(source, item.number, item.text, selected, analysed))
+    if not games:
         report("%s: no games found (not a PGN file?)" % path)
-        failed += 1
+        return tasks, failed + 1
+    for message in reader.summary():
+        report("%s: %s" % (path, message))
     return tasks, failed
-
-
-_TAG = re.compile(r'^\s*\[[A-Za-z0-9_]+\s+"', re.MULTILINE)
-"""A PGN tag pair line."""

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
 import chess
-import chess.pgn
 
 from engine.epd import EpdReader, SkippedLine
+from engine.pgn import PgnReader, read_pgn_file
 
 
 @dataclass
@@ -54,30 +54,36 @@ def load_epd_openings(path: str, chess960: bool = False,
     return openings
 
 
-def load_pgn_openings(path: str, chess960: bool = False, plies: Optional[int] = None) -> List[Opening]:
-    """One opening per PGN game: its start position and main line (at most ``plies`` moves)."""
+def load_pgn_openings(path: str, chess960: bool = False, plies: Optional[int] = None,
+                      report: Optional[Callable[[str], None]] = None) -> List[Opening]:
+    """One opening per PGN game: its start position and main line (at most ``plies`` moves).
+
+    engine/pgn.py reads the file as ``pruner analyse`` does (UTF-8, else Latin-1; text that is
+    not a game is left out and goes to ``report``). A game that cannot be used (an illegal
+    move, a variant, an illegal start position) and a file without a game raise ValueError."""
     name = os.path.basename(path)
+    reader = PgnReader()
     openings = []
-    with open(path, encoding="utf-8-sig") as handle:
-        number = 0
-        while True:
-            game = chess.pgn.read_game(handle)
-            if game is None:
-                break
-            number += 1
-            if game.errors:
-                raise ValueError("%s: game %d: %s" % (path, number, game.errors[0]))
-            root = game.board()
-            if chess960 and not root.chess960:
-                root = chess.Board(root.fen(), chess960=True)
-            moves = list(game.mainline_moves())
-            if plies is not None:
-                moves = moves[:plies]
-            label = "%s:game %d" % (name, number)
-            opening_name = game.headers.get("Opening") or game.headers.get("ECO")
-            if opening_name and opening_name != "?":
-                label += " (%s)" % opening_name
-            openings.append(Opening(root, moves, label))
+    for item in reader.read(read_pgn_file(path)):
+        if item.problem is not None:
+            raise ValueError("%s:%d: game %d: %s" % (path, item.line, item.number, item.problem))
+        game = item.game
+        root = game.board()
+        if chess960 and not root.chess960:
+            root = chess.Board(root.fen(), chess960=True)
+        moves = list(game.mainline_moves())
+        if plies is not None:
+            moves = moves[:plies]
+        label = "%s:game %d" % (name, item.number)
+        opening_name = game.headers.get("Opening") or game.headers.get("ECO")
+        if opening_name and opening_name != "?":
+            label += " (%s)" % opening_name
+        openings.append(Opening(root, moves, label))
+    if not openings:
+        raise ValueError("%s: no games found (not a PGN file?)" % path)
+    if report is not None:
+        for message in reader.summary():
+            report("%s: %s" % (path, message))
     return openings
 
 
@@ -86,7 +92,7 @@ def load_openings(path: str, chess960: bool = False, plies: Optional[int] = None
     """Openings from a ``.pgn`` file (by extension) or an EPD/FEN file (anything else);
     raises ValueError when there is none."""
     if path.lower().endswith(".pgn"):
-        openings = load_pgn_openings(path, chess960=chess960, plies=plies)
+        openings = load_pgn_openings(path, chess960=chess960, plies=plies, report=report)
     else:
         openings = load_epd_openings(path, chess960=chess960, report=report)
     if not openings:

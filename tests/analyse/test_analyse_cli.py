@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -186,6 +187,69 @@ def test_chess960_fen_is_recognised():
     [item] = records(out)
     assert status == 0 and item["fen"] == fen
     assert chess.Board(fen, chess960=True).parse_uci(item["best_uci"])
+
+
+def test_random_bytes_are_no_game_and_never_a_traceback(tmp_path):
+    # One PGN reader decides what a game is (engine/pgn.py): a tag pair, or movetext from the
+    # start (a move number or a move); a game with any PGN error is skipped. Random bytes are
+    # neither a game nor a crash: python-chess skips what it cannot read, so without that rule
+    # junk holding one legal move ("c4") was analysed as a game, and unbalanced parentheses
+    # raised IndexError inside python-chess.
+    rng = random.Random(1)
+    path = tmp_path / "x.pgn"
+    for number in range(300):
+        path.write_bytes(bytes(rng.getrandbits(8) for _ in range(2000)))
+        status, out, err = run(["--depth", "1", "--jobs", "1", "-q", str(path)])
+        assert status != 0 and out == "", (number, out, err)
+        assert str(path) in err and "Traceback" not in err, (number, err)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("1. e4 ( e5 ) ) !\n", "game 1 skipped: illegal san: 'e5'"),
+    ("1. e4 Nf3 ) e5 *\n", "game 1 skipped: illegal san: 'Nf3'"),   # python-chess PR #1204's case
+    ('[Event "x"]\n\n1. e4 Nf3 ) ) ! *\n', "game 1 skipped: illegal san: 'Nf3'"),
+])
+def test_unbalanced_parentheses_are_a_skipped_game(tmp_path, text, message):
+    path = tmp_path / "broken.pgn"
+    path.write_text(text + "\n" + SCHOLAR)
+    status, out, err = run(["--depth", "1", "--jobs", "1", "-q", str(path)])
+    assert status == 1 and "%s:1: %s" % (path, message) in err, err
+    assert {item["game"] for item in records(out)} == {2}
+
+
+def test_python_chess_failing_on_a_game_is_reported_not_raised(tmp_path, monkeypatch):
+    path = tmp_path / "games.pgn"
+    path.write_text(SCHOLAR + "\n" + OPERA_GAME)
+    calls = []
+
+    def visit_move(self, board, move):  # python-chess failing on the second game's first move
+        calls.append(move)
+        if len(calls) == 8:
+            raise KeyError("unforeseen")
+        return original(self, board, move)
+
+    original = chess.pgn.GameBuilder.visit_move
+    monkeypatch.setattr(chess.pgn.GameBuilder, "visit_move", visit_move)
+    status, out, err = run(["--depth", "1", "--jobs", "1", "-q", str(path)])
+    assert status == 1 and {item["game"] for item in records(out)} == {1}
+    assert "games.pgn:6: game 2 skipped: python-chess cannot read it (KeyError: 'unforeseen')" in err, err
+
+
+def test_text_that_is_not_a_game_is_reported_between_games(tmp_path):
+    path = tmp_path / "notes.pgn"
+    path.write_text("My notes on the games below.\n\n" + SCHOLAR + "\nthe end\n")
+    status, out, err = run(["--depth", "1", "--jobs", "1", "-q", str(path)])
+    assert status == 0 and {item["game"] for item in records(out)} == {1}
+    assert "%s: 2 blocks of text that are not games ignored (first at line 1)" % path in err, err
+
+
+def test_latin1_pgn_keeps_its_names(tmp_path):
+    path = tmp_path / "latin1.pgn"
+    path.write_bytes('[Event "Réti memorial"]\n[White "Réti"]\n[Black "Müller"]\n\n1. Nf3 d5 *\n'.encode("latin-1"))
+    status, out, err = run(["--depth", "1", "--jobs", "1", "-q", "--format", "pgn", str(path)])
+    assert status == 0 and err == ""
+    game = chess.pgn.read_game(io.StringIO(out))
+    assert (game.headers["White"], game.headers["Black"]) == ("Réti", "Müller")
 
 
 # -- --jobs ---------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ lenient reader cannot hide behind python-chess.
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -23,6 +24,7 @@ QUIRKY = os.path.join(ROOT, "tests", "data", "quirky")
 SCRIPTS = os.path.join(ROOT, "scripts")
 
 from matchlib.epdsuite import load_suite  # noqa: E402
+from matchlib.openings import load_openings  # noqa: E402
 
 BOARD = "2Q2n2/2R4p/1p1qpp1k/8/3P3P/3B2P1/5PK1/r7 w - -"
 START_FEN = chess.STARTING_FEN
@@ -108,6 +110,62 @@ def test_fen_forms_counters_chess960_and_uci_moves():
     assert len(board.move_stack) == 2  # the history is kept, for repetitions
     with pytest.raises(ValueError, match="illegal move 'e2e5' at ply 1"):
         reader.parse("startpos moves e2e5")
+
+
+# -- the board fields are read strictly: a bad one refuses the line, never drops the field ------
+
+START = START_FEN.split()[0]
+
+
+@pytest.mark.parametrize("line,reason", [
+    (START + " w KQkz - 0 1", "castling field 'KQkz'"),
+    (START + " w e3 0 1", "castling field 'e3'"),
+    (START + " w KQkq e9 0 1", "en passant field 'e9'"),
+    (START + " w KQkq e9 bm e4;", "en passant field 'e9'"),
+    (START + " b KQkq - 0 x", "fullmove number 'x'"),
+    (START + " w KQkq - 0x 1", "halfmove clock '0x'"),
+    (START + " w KQkq - -1 1", "halfmove clock '-1'"),
+    (START + " w KQkq - 0 1x; bm e4;", "fullmove number '1x'"),
+    (START + " w ; bm e4;", "no castling field"),
+])
+def test_a_bad_board_field_refuses_the_line(line, reason):
+    reader = EpdReader()
+    [item] = list(reader.read(["", line], first_number=7))
+    assert isinstance(item, SkippedLine) and item.number == 8
+    assert reason in item.reason and "bad" in item.reason, item.reason
+    assert reader.summary() == []  # nothing of a refused line is counted as ignored
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        reader.parse(line)
+
+
+def test_counters_directly_followed_by_a_semicolon():
+    reader = EpdReader()
+    board, ops = reader.parse("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3; bm Bb5;", 1)
+    assert (board.halfmove_clock, board.fullmove_number) == (2, 3)
+    assert found(ops) == {"bm": ["f1b5"]} and reader.summary() == []
+    board, ops = reader.parse(START + " w KQkq - 4;bm e4", 2)
+    assert (board.halfmove_clock, board.fullmove_number) == (4, 1) and found(ops) == {"bm": ["e2e4"]}
+    assert reader.summary() == []
+
+
+@pytest.mark.parametrize("line", [START + " w KQkq - 5", START + " w KQkq - 5 bm e4;", START + " w KQkq - 5 ;"])
+def test_one_bare_counter_is_the_halfmove_clock(line):
+    # As python-chess's FEN parser (and Stockfish) read a five-field FEN.
+    assert chess.Board(" ".join(line.split()[:5])).halfmove_clock == 5
+    reader = EpdReader()
+    board, ops = reader.parse(line, 1)
+    assert (board.halfmove_clock, board.fullmove_number) == (5, 1)
+    assert "5" not in ops and reader.summary() == []
+
+
+def test_lines_python_chess_accepts_are_checked_too():
+    # python-chess reads these lines alone: an unknown opcode kept silently, 'id 5' as an integer.
+    line = START + ' w KQkq - bm e4; tcsi "x"; id 5;'
+    assert chess.Board.from_epd(line)[1]["id"] == 5
+    reader = EpdReader()
+    board, ops = reader.parse(line, 3)
+    assert found(ops) == {"bm": ["e2e4"], "id": "5"}
+    assert reader.summary() == ["1 line: unknown opcode 'tcsi' ignored (first at line 3)"]
 
 
 # -- the quirky files: read in full by every program ---------------------------------------------
@@ -215,6 +273,48 @@ def test_half_a_fen_is_refused_with_the_argument_named():
     assert "argument 2" in err
 
 
+def test_ignored_parts_of_an_argument_are_reported_once():
+    status, items, err = run_analyse(["--depth", "1", "-q", BOARD + " bm Zz9 Qxf8+; tcsi x;"])
+    assert status == 0 and len(items) == 1
+    assert err.count("argument 1: bm move 'Zz9' (not legal here) ignored") == 1, err
+    assert err.count("argument 1: unknown opcode 'tcsi' ignored") == 1, err
+
+
+@pytest.mark.parametrize("argv", [
+    [START + " b", "KQkq", "-", "0", "1"],                       # half-quoted
+    [START + " b KQkq", "-", "0", "1"],
+    [START + " b KQkq - 0", "1"],
+])
+def test_a_half_quoted_fen_is_joined_with_its_other_fields(argv):
+    # Without the join: a record for '... b - - 0 1' and the '-' reads standard input.
+    status, items, err = run_analyse(["--depth", "1", "-q"] + argv, stdin_text="startpos\n")
+    assert status == 0 and [item["fen"] for item in items] == [START + " b KQkq - 0 1"], err
+    assert "arguments 1-%d read as one position" % len(argv) in err
+
+
+@pytest.mark.parametrize("argv,named", [
+    ([START, "b", "KQkx", "-", "0", "1"], "castling field 'KQkx'"),
+    ([START + " b", "KQkx", "-", "0", "1"], "castling field 'KQkx'"),
+    ([START, "b", "KQkq", "-", "0", "x"], "fullmove number 'x'"),
+    ([START + " b KQkq - 0 x"], "fullmove number 'x'"),
+    ([START, "b", "KQkq", "e9", "0", "1"], "en passant field 'e9'"),
+    (["startpos", "moves", "e2e4", "e7e6x"], "'e7e6x' at ply 2"),
+    (["startpos moves e2e4 e7e6x"], "'e7e6x' at ply 2"),
+    (["startpos", "moves", "e2e4", "e2e4"], "illegal move 'e2e4' at ply 2"),
+    (["startpos moves e2e4", "e7e6x"], "'e7e6x' at ply 2"),
+])
+def test_a_split_fen_with_a_bad_field_gives_no_record(argv, named):
+    # Never a record for a position the user did not give (the start position read from the
+    # '-' as standard input, or the FEN without its bad field): the whole argument is refused.
+    status, items, err = run_analyse(["--depth", "1", "-q"] + argv, stdin_text="startpos\n")
+    assert status != 0 and items == [], err
+    assert named in err, err
+    first = "argument 1" if len(argv) == 1 else "arguments 1-%d" % len(argv)
+    assert first + ": " in err and "read as one position" not in err, err
+    if len(argv) > 1:
+        assert "quote" in err
+
+
 def test_movetext_without_tags_and_startpos_moves():
     status, items, err = run_analyse(["--depth", "1", "-q", "-"], stdin_text="1. e4 e5 2. Nf3 Nc6 *\n")
     assert status == 0 and [item["move_san"] for item in items] == ["e4", "e5", "Nf3", "Nc6", None]
@@ -237,6 +337,29 @@ def test_a_file_without_a_game_is_an_error(tmp_path):
 def test_empty_stdin_is_an_error():
     status, items, err = run_analyse(["--depth", "1", "-q", "-"], stdin_text="")
     assert status != 0 and items == [] and "<stdin>: no positions found" in err
+
+
+# -- match openings from PGN: the same reader as pruner analyse ----------------------------------
+
+def test_pgn_openings_refuse_a_file_without_a_game(tmp_path):
+    path = tmp_path / "book.pgn"
+    path.write_text("hello world\n")
+    with pytest.raises(ValueError, match=re.escape("%s: no games found (not a PGN file?)" % path)):
+        load_openings(str(path))
+
+
+def test_pgn_openings_refuse_a_broken_game_without_crashing(tmp_path):
+    path = tmp_path / "book.pgn"
+    path.write_text("1. e4 ( e5 ) ) !\n")  # python-chess alone raises IndexError on it
+    with pytest.raises(ValueError, match=re.escape("%s:1: game 1: illegal san: 'e5'" % path)):
+        load_openings(str(path))
+
+
+def test_pgn_openings_read_latin1(tmp_path):
+    path = tmp_path / "book.pgn"
+    path.write_bytes('[Event "a"]\n[Opening "Réti"]\n\n1. Nf3 d5 *\n'.encode("latin-1"))
+    [opening] = load_openings(str(path))
+    assert opening.label == "book.pgn:game 1 (Réti)" and [m.uci() for m in opening.moves] == ["g1f3", "d7d5"]
 
 
 # -- scripts/match.py ---------------------------------------------------------------------------

@@ -1,0 +1,160 @@
+"""Reading PGN as files circulate it: which text is a game, and why a game cannot be used.
+
+One reader for ``pruner analyse`` and the match openings. python-chess reads the games
+(``chess.pgn.read_game``); it skips whatever it cannot read, so any text (notes, random bytes)
+comes back as a "game", often with a move or two found in the junk. Here a game is text with a
+tag pair (``[Event "..."]``), or movetext from its first line on (``1. e4 ...``, ``e4 e5 ...``,
+``{comment} 1. e4``) in which python-chess found a move or an error. Other text is left out and counted
+(``PgnReader.not_games``) for the caller to report once. A game that python-chess reports an
+error for (an illegal move, a bad FEN tag), a variant other than chess and Chess960, or an
+illegal start position comes with the reason (``PgnGame.problem``): a game is used whole or not
+at all. Never prints: problems go to the caller.
+"""
+
+import io
+import re
+from dataclasses import dataclass
+from typing import Iterator, List, Optional
+
+import chess
+import chess.pgn
+
+from engine.position import unplayable
+
+_MOVETEXT_START = re.compile(r"([0-9]+\s*\.|[NBRQK]?[a-h]?[1-8]?[x-]?[a-h][1-8]|[O0]-[O0]|\{)")
+"""How a game without tags begins: a move number, a move, castling, or a comment."""
+_NON_BLANK = re.compile(r"\S")
+
+
+@dataclass
+class PgnGame:
+    """One game read from a PGN text."""
+
+    number: int
+    """1-based index among the games of the text (text that is not a game is not counted)."""
+    line: int
+    """1-based line of the game's first non-blank character."""
+    text: str
+    """The game's PGN text, as read."""
+    game: Optional[chess.pgn.Game]
+    """The game as python-chess reads it; None only when python-chess failed on it."""
+    problem: Optional[str] = None
+    """Why the game cannot be used, or None."""
+
+
+class _GameBuilder(chess.pgn.GameBuilder):
+    """``chess.pgn.GameBuilder`` that collects errors in ``game.errors`` without logging them,
+    counts the tag pairs it reads, and never lets an unmatched ``)`` remove the game's root.
+
+    After an illegal move python-chess skips to the end of the "variation" and then calls
+    ``end_variation`` even when the illegal move was on the main line, which empties
+    ``variation_stack``; the next move or NAG raises IndexError (``1. e4 ( e5 ) ) !``,
+    ``1. e4 Nf3 ) e5``; python-chess PR #1204 makes the same fix upstream)."""
+
+    def begin_game(self) -> None:
+        super().begin_game()
+        self.tags = 0
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        super().visit_header(tagname, tagvalue)
+        self.tags += 1
+
+    def end_variation(self) -> None:
+        if len(self.variation_stack) > 1:
+            super().end_variation()
+
+    def handle_error(self, error: Exception) -> None:
+        self.game.errors.append(error)
+
+
+def read_game(handle: io.TextIOBase) -> Optional[chess.pgn.Game]:
+    """``chess.pgn.read_game`` without log output and without python-chess's IndexError on an
+    unmatched ``)``; errors end up in ``game.errors``."""
+    return chess.pgn.read_game(handle, Visitor=_GameBuilder)
+
+
+def decode(data: bytes) -> str:
+    """The text of a PGN file: UTF-8 (a byte-order mark dropped), else Latin-1, the encoding
+    the PGN standard prescribes and older files use."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def read_pgn_file(path: str) -> str:
+    """The text of the PGN file at ``path`` (see ``decode``); OSError when it cannot be read."""
+    with open(path, "rb") as handle:
+        return decode(handle.read())
+
+
+class PgnReader:
+    """Reads the games of one PGN text; ``not_games`` then holds the lines where text that is
+    not a game began."""
+
+    def __init__(self) -> None:
+        self.not_games: List[int] = []
+        """1-based first lines of the blocks of text that are not games, in order."""
+
+    def read(self, text: str) -> Iterator[PgnGame]:
+        """A ``PgnGame`` for each game of ``text``, in order."""
+        handle = io.StringIO(text)
+        number = 0
+        line, counted = 1, 0  # line number of text[counted], advanced game by game (no rescans)
+        while True:
+            start = handle.tell()
+            builder = _GameBuilder()
+            failure = None
+            try:
+                game = chess.pgn.read_game(handle, Visitor=lambda: builder)
+            except Exception as exc:  # python-chess failing on input it did not foresee
+                game, failure = None, "python-chess cannot read it (%s: %s); the rest of the text is not read" % (
+                    type(exc).__name__, exc)
+            else:
+                if game is None:
+                    return
+            end = handle.tell() if failure is None else len(text)
+            first = _NON_BLANK.search(text, start, end)
+            offset = first.start() if first else start
+            line += text.count("\n", counted, offset)
+            counted = offset
+            chunk = text[start:end]
+            if failure is not None:
+                yield PgnGame(number + 1, line, chunk, None, failure)
+                return
+            if not builder.tags and not (_starts_with_movetext(chunk) and (game.variations or game.errors)):
+                self.not_games.append(line)  # notes, random bytes: junk python-chess read around
+                continue
+            number += 1
+            yield PgnGame(number, line, chunk, game, _problem(game))
+
+    def summary(self) -> List[str]:
+        """``['2 blocks of text that are not games ignored (first at line 4)']``, or empty."""
+        if not self.not_games:
+            return []
+        what = "1 block of text that is not a game" if len(self.not_games) == 1 else \
+            "%d blocks of text that are not games" % len(self.not_games)
+        return ["%s ignored (first at line %d)" % (what, self.not_games[0])]
+
+
+def _starts_with_movetext(text: str) -> bool:
+    """Whether the first line of ``text`` that is not blank, a comment (``%``, ``;``) or a tag
+    line begins with movetext."""
+    for raw in text.split("\n"):
+        stripped = raw.strip().lstrip("\ufeff")
+        if stripped and stripped[0] not in "%;[":
+            return bool(_MOVETEXT_START.match(stripped))
+    return False
+
+
+def _problem(game: chess.pgn.Game) -> Optional[str]:
+    """Why ``game`` cannot be used (its first PGN error, a variant, an illegal start), or None."""
+    if game.errors:
+        return str(game.errors[0])
+    board = game.board()
+    if type(board) is not chess.Board:
+        return "variant %s is not supported" % board.uci_variant
+    problem = unplayable(board)
+    if problem:
+        return "illegal start position: %s" % problem
+    return None
