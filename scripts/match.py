@@ -20,6 +20,7 @@ import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matc
 from engine.cpus import usable_cpus  # noqa: E402
 
 from matchlib.adjudication import AdjudicationRules  # noqa: E402
+from matchlib.args import checked, game_pairs, positive_int, positive_ms, time_control  # noqa: E402
 from matchlib.cluster import ClusterMatch, cluster_address  # noqa: E402
 from matchlib.engines import parse_engine_spec  # noqa: E402
 from matchlib.game import GameSettings  # noqa: E402
@@ -27,7 +28,7 @@ from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
 from matchlib.plot import DEFAULT_EVERY, MatchPlot, check_path  # noqa: E402
 from matchlib.runner import Match, MatchConfig  # noqa: E402
 from matchlib.stats import MODELS, Sprt  # noqa: E402
-from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
+from matchlib.timecontrol import TimeControl  # noqa: E402
 
 import chess  # noqa: E402
 
@@ -83,29 +84,31 @@ def build_parser() -> argparse.ArgumentParser:
                          help="seconds an engine has to answer 'uci' and 'isready'")
 
     limits = parser.add_argument_group("time control (give one)")
-    limits.add_argument("--tc", metavar="BASE+INC",
-                        help="clock per side in seconds plus increment, e.g. 10+0.1, 1+0.01, 60, 1:00+1")
-    limits.add_argument("--movetime", type=float, metavar="MS", help="fixed time per move in milliseconds")
-    limits.add_argument("--depth", type=int, metavar="N", help="fixed search depth per move")
-    limits.add_argument("--nodes", type=int, metavar="N", help="fixed node count per move")
+    clock = limits.add_mutually_exclusive_group()
+    clock.add_argument("--tc", action=checked(time_control), metavar="BASE+INC",
+                       help="clock per side in seconds plus increment, e.g. 10+0.1, 1+0.01, 60, 1:00+1")
+    clock.add_argument("--movetime", action=checked(positive_ms), metavar="MS",
+                       help="fixed time per move in milliseconds")
+    limits.add_argument("--depth", action=checked(positive_int), metavar="N", help="fixed search depth per move")
+    limits.add_argument("--nodes", action=checked(positive_int), metavar="N", help="fixed node count per move")
     limits.add_argument("--margin", type=float, default=100.0, metavar="MS",
                         help="milliseconds an engine may overrun its clock or move time before losing on time")
     limits.add_argument("--move-timeout", type=float, default=60.0, metavar="S",
                         help="with --depth/--nodes only: a move taking longer is a loss on time")
 
     games = parser.add_argument_group("games and openings")
-    games.add_argument("--games", type=int, default=2, metavar="N",
+    games.add_argument("--games", action=checked(game_pairs), default=2, metavar="N",
                        help="number of games: pairs of two with reversed colours, so an even number")
-    games.add_argument("--jobs", "--concurrency", dest="concurrency", type=int, default=usable_cpus(),
-                       metavar="N",
+    games.add_argument("--jobs", "--concurrency", dest="concurrency", action=checked(positive_int),
+                       default=usable_cpus(), metavar="N",
                        help="games played at the same time (with --cluster: one pair per worker thread)")
     games.add_argument("--cluster", metavar="ADDRESS", type=cluster_address,
                        help="play the games on a Dask cluster: a scheduler address (tcp://host:8786) or "
                             "local:N (N local worker processes); needs pip install 'pruner[cluster]'. "
                             "See docs/cluster.md")
     games.add_argument("--openings", metavar="FILE",
-                       help="EPD/FEN or PGN (*.pgn) openings, or 'startpos' (default: %s, or %s with --chess960, "
-                            "when present; else the start position)"
+                       help="EPD/FEN or PGN (*.pgn) openings, or 'startpos' to play every game from the start "
+                            "position (default: %s, or %s with --chess960; a missing book is an error)"
                             % (DEFAULT_BOOK, DEFAULT_960_BOOK))
     games.add_argument("--book-plies", type=int, metavar="N", help="PGN openings: play at most N plies of each")
     order = games.add_mutually_exclusive_group()
@@ -155,14 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _time_control(args: argparse.Namespace, parser: argparse.ArgumentParser) -> TimeControl:
+    """Every limit given goes to ``TimeControl``, which refuses a clock with a move time."""
+    base, inc = (args.tc.base, args.tc.inc) if args.tc is not None else (None, 0.0)
     try:
-        if args.tc is not None:
-            try:
-                base_tc = parse_tc(args.tc)
-            except ValueError as exc:
-                raise ValueError("--tc %s: %s (expected BASE+INC in seconds, e.g. 10+0.1)" % (args.tc, exc)) from None
-            return TimeControl(base=base_tc.base, inc=base_tc.inc, depth=args.depth, nodes=args.nodes)
-        return TimeControl(movetime=args.movetime / 1000.0 if args.movetime is not None else None,
+        return TimeControl(base=base, inc=inc,
+                           movetime=args.movetime / 1000.0 if args.movetime is not None else None,
                            depth=args.depth, nodes=args.nodes)
     except ValueError as exc:
         parser.error(str(exc))
@@ -204,11 +204,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     if len(args.engine) > 2:
         parser.error("at most two --engine")
     commands = list(args.engine) + ([DEFAULT_OPPONENT] if len(args.engine) == 1 else [])
-    if args.games < 2 or args.games % 2:
-        parser.error("--games %d: games come in pairs with colours reversed; use an even number (e.g. %d)"
-                     % (args.games, max(2, args.games + 1)))
-    if args.concurrency < 1:
-        parser.error("--jobs must be at least 1")
     try:
         spec1 = parse_engine_spec(commands[0], name=args.name1, cwd=args.dir1,
                                   options=args.option + args.option1, env=args.env1)

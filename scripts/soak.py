@@ -49,6 +49,7 @@ import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matc
 import chess  # noqa: E402
 import chess.pgn  # noqa: E402
 
+from matchlib.args import checked, game_pairs, positive_int, time_control  # noqa: E402
 from matchlib.engines import EngineSpec, parse_option  # noqa: E402
 from matchlib.game import GameSettings  # noqa: E402
 from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
@@ -138,14 +139,13 @@ def wrap_stderr(command: List[str], log: str) -> List[str]:
     return ["sh", "-c", 'exec "$@" 2>>"$0"', log] + command
 
 
-def soak(tc_text: str, args: argparse.Namespace, openings: List[Opening], out: IO[str]) -> SoakResult:
+def soak(clock: TimeControl, args: argparse.Namespace, openings: List[Opening], out: IO[str]) -> SoakResult:
     """Play one time control; print the match's lines to ``out``; return the counts."""
-    tc = parse_tc(tc_text)
     with tempfile.TemporaryDirectory(prefix="pruner-soak-") as workdir:
-        return _soak(tc, tc_text, args, openings, out, workdir)
+        return _soak(clock, args, openings, out, workdir)
 
 
-def _soak(tc: TimeControl, tc_text: str, args: argparse.Namespace, openings: List[Opening], out: IO[str],
+def _soak(clock: TimeControl, args: argparse.Namespace, openings: List[Opening], out: IO[str],
           workdir: str) -> SoakResult:
     command = shlex.split(args.engine)
     options = dict(parse_option(text) for text in args.option)
@@ -157,7 +157,7 @@ def _soak(tc: TimeControl, tc_text: str, args: argparse.Namespace, openings: Lis
     seed = args.seed
     config = MatchConfig(
         engine1=specs[0], engine2=specs[1],
-        settings=GameSettings(tc=tc, margin=args.stall_grace / 1000.0),
+        settings=GameSettings(tc=clock, margin=args.stall_grace / 1000.0),
         games=args.games, openings=openings,
         order=pair_order(len(openings), (args.games + 1) // 2, True, seed, 0),
         concurrency=args.concurrency, pgn=pgn_path, pgn_append=bool(args.pgn), event="Pruner soak",
@@ -167,7 +167,7 @@ def _soak(tc: TimeControl, tc_text: str, args: argparse.Namespace, openings: Lis
     started = time.monotonic()
     result = Match(config, out=out).run()
     seconds = time.monotonic() - started
-    margins = read_margins(pgn_path, tc, args.margin / 1000.0) if os.path.exists(pgn_path) else Margins()
+    margins = read_margins(pgn_path, clock, args.margin / 1000.0) if os.path.exists(pgn_path) else Margins()
     faults = {name: 0 for name in FAULT_NAMES}
     details = []
     late_games = dict(margins.overruns)
@@ -183,7 +183,7 @@ def _soak(tc: TimeControl, tc_text: str, args: argparse.Namespace, openings: Lis
     with open(stderr_log, encoding="utf-8", errors="replace") as handle:
         stderr = handle.read()
     code = 2 if result.exit_code == 2 else (1 if any(faults.values()) or stderr else 0)
-    return SoakResult(tc_text, args.games, result.tally, faults, margins, stderr, seconds, code, details)
+    return SoakResult(clock.pgn_tag(), args.games, result.tally, faults, margins, stderr, seconds, code, details)
 
 
 def commit_label(repo: str = REPO) -> str:
@@ -276,10 +276,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="engine command, run from the repository root (default: this Python -m protocol)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="UCI option for both engines (repeatable), e.g. Hash=16")
-    parser.add_argument("--tc", action="append", metavar="BASE+INC",
+    parser.add_argument("--tc", action=checked(time_control, append=True), metavar="BASE+INC",
                         help="time control, repeatable (default: %s)" % " and ".join(DEFAULT_TCS))
-    parser.add_argument("--games", type=int, default=1000, help="games per time control (default 1000)")
-    parser.add_argument("--jobs", "--concurrency", dest="concurrency", type=int, default=1, metavar="N",
+    parser.add_argument("--games", action=checked(game_pairs), default=1000,
+                        help="games per time control, in pairs with colours reversed: an even number (default 1000)")
+    parser.add_argument("--jobs", "--concurrency", dest="concurrency", action=checked(positive_int), default=1,
+                        metavar="N",
                         help="games at the same time (default 1; --concurrency is the old name)")
     parser.add_argument("--margin", type=float, default=0.0, metavar="MS",
                         help="milliseconds a move may overrun the clock before it is a time loss (default 0)")
@@ -307,14 +309,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not totals:
             print("no summary lines in %s" % args.tally)
         return 1 if not totals or any(faults for _, faults in totals) else 0
-    if args.games < 1 or args.concurrency < 1:
-        parser.error("--games and --jobs must be at least 1")
-    tcs = args.tc or DEFAULT_TCS
-    for text in tcs:
-        try:
-            parse_tc(text)
-        except ValueError as exc:
-            parser.error("--tc %s: %s" % (text, exc))
+    clocks = args.tc or [parse_tc(text) for text in DEFAULT_TCS]
     try:
         for text in args.option:
             parse_option(text)
@@ -324,12 +319,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     engine_label = interpreter_label(args.engine)
     commit = commit_label()
     worst = 0
-    for text in tcs:
+    for clock in clocks:
         load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
         out = io.StringIO() if args.quiet else sys.stdout
         print("Soak: %d games at %s, %s, concurrency %d, load average %.2f" % (
-            args.games, text, engine_label, args.concurrency, load_before), flush=True)
-        result = soak(text, args, openings, out)
+            args.games, clock.pgn_tag(), engine_label, args.concurrency, load_before), flush=True)
+        result = soak(clock, args, openings, out)
         load_after = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
         for line in result.details:
             print("fault: " + line)

@@ -11,13 +11,14 @@ Default engine: Pruner (``pruner``).  The last line reads ``solved X/Y`` (plus
 import argparse
 import logging
 import sys
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
 from engine.cpus import usable_cpus  # noqa: E402
 
 import chess.engine  # noqa: E402
 
+from matchlib.args import checked, positive_int, positive_ms, positive_seconds  # noqa: E402
 from matchlib.engines import EngineStartError, parse_engine_spec  # noqa: E402
 from matchlib.epdsuite import SolveResult, load_suite, run_suite  # noqa: E402
 
@@ -30,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "is exactly 'mate N'; STS-style 'c0' points are summed when present. Time to solution is "
                     "when the PV move last became correct.",
         epilog="Engine commands accept leading cwd=DIR, name=NAME and VAR=value words like match.py. "
-               "Exit status: 0 done, 2 the engine could not be started. See docs/suite.md.")
+               "Exit status: 0 done, 2 a bad argument, a file without positions or an engine that could not "
+               "be started. See docs/suite.md.")
     parser.add_argument("epd", help="EPD file (bm/am/id/c0 opcodes)")
     parser.add_argument("--engine", default="pruner", metavar="CMD", help="engine command (default: pruner)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
@@ -39,15 +41,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--env", action="append", default=[], metavar="VAR=VALUE",
                         help="environment variable for the engine (repeatable)")
     limit = parser.add_mutually_exclusive_group(required=True)
-    limit.add_argument("--movetime", type=float, metavar="MS", help="milliseconds per position")
-    limit.add_argument("--time", type=float, metavar="S", help="seconds per position (the old spelling of --movetime)")
-    limit.add_argument("--depth", type=int, metavar="N", help="search depth per position")
-    limit.add_argument("--nodes", type=int, metavar="N", help="nodes per position")
-    parser.add_argument("--jobs", type=int, default=usable_cpus(), metavar="N",
-                        help="engine processes solving positions in parallel (default: %(default)s)")
+    limit.add_argument("--movetime", action=checked(positive_ms), metavar="MS", help="milliseconds per position")
+    limit.add_argument("--time", action=checked(positive_seconds), metavar="S",
+                       help="seconds per position (the old spelling of --movetime)")
+    limit.add_argument("--depth", action=checked(positive_int), metavar="N", help="search depth per position")
+    limit.add_argument("--nodes", action=checked(positive_int), metavar="N", help="nodes per position")
+    parser.add_argument("--jobs", "--concurrency", dest="jobs", action=checked(positive_int), default=usable_cpus(),
+                        metavar="N", help="engine processes solving positions in parallel (default: %(default)s; "
+                                          "--concurrency as in match.py and soak.py)")
     parser.add_argument("--mate-depth", action="store_true",
                         help="search each 'dm N' position to depth 2N+2 (the other positions use the limit)")
-    parser.add_argument("--first", type=int, metavar="N", help="run only the first N positions")
+    parser.add_argument("--first", action=checked(positive_int), metavar="N", help="run only the first N positions")
     parser.add_argument("--verbose", "-v", action="store_true", help="print one line per position")
     parser.add_argument("--timeout", type=float, metavar="S",
                         help="kill the engine when a position takes longer (default: time + 10 s, "
@@ -76,13 +80,21 @@ def result_line(result: SolveResult) -> str:
     return "%4d %-14s %-22s %-8s %s" % (position.number, position.id[:14], position.expected()[:22], played, status)
 
 
+def position_limit(args: argparse.Namespace) -> Tuple[chess.engine.Limit, str, float]:
+    """The limit per position (``--movetime`` is in milliseconds), how it reads in the header,
+    and the timeout after which the engine is killed."""
+    seconds = args.movetime / 1000.0 if args.movetime is not None else args.time
+    if seconds is not None:
+        return chess.engine.Limit(time=seconds), "%gs" % seconds, args.timeout or seconds + 10.0
+    text = "depth %d" % args.depth if args.depth is not None else "%d nodes" % args.nodes
+    return chess.engine.Limit(depth=args.depth, nodes=args.nodes), text, args.timeout or 120.0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.ERROR,
                         format="%(asctime)s %(threadName)s %(name)s: %(message)s")
-    if args.movetime is not None:
-        args.time = args.movetime / 1000.0
 
     def report(message: str) -> None:
         sys.stderr.write("suite: %s\n" % message)
@@ -93,18 +105,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (OSError, ValueError) as exc:
         parser.error(str(exc))
         return 2
+    if not positions:
+        parser.error("%s: no positions to solve (an EPD line needs a legal position and bm, am, dm or c0)"
+                     % args.epd)
     if args.first is not None:
         positions = positions[:args.first]
-    if args.jobs < 1:
-        parser.error("--jobs must be at least 1")
-    if args.time is not None:
-        limit = chess.engine.Limit(time=args.time)
-        limit_text = "%gs" % args.time
-        timeout = args.timeout or args.time + 10.0
-    else:
-        limit = chess.engine.Limit(depth=args.depth, nodes=args.nodes)
-        limit_text = "depth %d" % args.depth if args.depth is not None else "%d nodes" % args.nodes
-        timeout = args.timeout or 120.0
+    limit, limit_text, timeout = position_limit(args)
     print("Suite: %s, %d positions, %s per position, engine %s, %d jobs"
           % (args.epd, len(positions), limit_text, spec.describe(), min(args.jobs, len(positions))), flush=True)
 

@@ -4,6 +4,8 @@
 - ``openings``     load openings from EPD (``engine.epd``) or PGN files; pair order (sequential or
                    seeded random)
 - ``timecontrol``  parse ``base+inc``; build the UCI limit from the runner's clocks
+- ``args``         argparse types the scripts share (``--tc``, ``--movetime``, ``--depth``, ``--games``...):
+                   a bad value is refused while the arguments are read, naming the flag
 - ``engines``      engine command specs; one engine process per worker with off-clock
                    ``ucinewgame``, a hard deadline per move and fault classification
 - ``adjudication`` rule draws, resign/draw adjudication by score, maximum game length

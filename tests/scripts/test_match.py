@@ -82,6 +82,39 @@ def test_time_control_limits_and_tags():
         TimeControl(base=1.0, movetime=0.1)
 
 
+
+@pytest.mark.parametrize("argv, flags", [
+    (["--tc", "10+0.1", "--movetime", "100"], ["--tc", "--movetime"]),  # --movetime was ignored
+    (["--movetime", "0"], ["--movetime"]),
+    (["--movetime=-5"], ["--movetime"]),
+    (["--movetime", "nan"], ["--movetime"]),  # every game lost on time, exit status 0
+    (["--movetime", "inf"], ["--movetime"]),
+    (["--depth", "0"], ["--depth"]),
+    (["--nodes=-1"], ["--nodes"]),
+    (["--tc=-5+0.1"], ["--tc"]),
+    (["--tc", "10+-1"], ["--tc"]),
+    (["--tc", "nan"], ["--tc"]),
+    (["--tc", "10+inf"], ["--tc"]),
+    (["--tc", "0+1"], ["--tc"]),
+    (["--tc", "10+0.1", "--jobs", "0"], ["--jobs"]),
+    (["--tc", "10+0.1", "--games", "3"], ["--games"]),
+])
+def test_bad_limits_are_refused_when_the_arguments_are_read(capsys, argv, flags):
+    with pytest.raises(SystemExit) as exit_info:
+        match_cli.build_parser().parse_args(["--engine", fake()] + argv)
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit_info.value.code == 2 and error.startswith("match.py: error: "), error
+    assert all(flag in error for flag in flags), error
+
+
+def test_good_limits_reach_the_time_control():
+    def tc_of(*argv):
+        parser = match_cli.build_parser()
+        return match_cli._time_control(parser.parse_args(["--engine", fake()] + list(argv)), parser)
+    assert tc_of("--movetime", "250") == TimeControl(movetime=0.25)
+    assert tc_of("--tc", "1:00+1", "--depth", "5") == TimeControl(base=60.0, inc=1.0, depth=5)
+    assert tc_of("--nodes", "1000", "--depth", "3") == TimeControl(depth=3, nodes=1000)
+
 # --- engine specs ------------------------------------------------------------------------
 
 def test_engine_spec_parsing():
@@ -404,6 +437,20 @@ def test_help_lists_every_option():
                    "--chess960", "--name1", "--name2", "--dir1", "--dir2"):
         assert option in out, option
 
+
+
+def test_help_says_a_missing_book_is_an_error(capsys, tmp_path, monkeypatch):
+    out = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    openings_help = " ".join(out.rsplit("--openings FILE", 1)[1].split("--book-plies")[0].split())
+    assert "else the start position" not in openings_help, openings_help
+    assert "a missing book is an error" in openings_help and "'startpos'" in openings_help, openings_help
+    # ... as it is: no start-position fallback when the default book is absent.
+    monkeypatch.setattr(match_cli, "DEFAULT_BOOK", str(tmp_path / "gone.epd"))
+    with pytest.raises(SystemExit) as exit_info:
+        match_cli.main(["--engine", fake(), "--engine", fake(), "--depth", "1", "--pgn", ""])
+    error = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "--openings %s" % (tmp_path / "gone.epd") in error, error
 
 # --- Pruner ----------------------------------------------------------------------------------
 

@@ -20,9 +20,9 @@ def fake(*args: str) -> str:
     return " ".join(shlex.quote(word) for word in [sys.executable, FAKE] + list(args))
 
 
-def run_soak(capsys, engine: str, tc: str, games: int = 2):
+def run_soak(capsys, engine: str, tc: str, games: int = 2, jobs: int = 1):
     """(exit status, summary counts as a dict, all output)."""
-    code = soak.main(["--engine", engine, "--tc", tc, "--games", str(games), "--quiet"])
+    code = soak.main(["--engine", engine, "--tc", tc, "--games", str(games), "--jobs", str(jobs), "--quiet"])
     out = capsys.readouterr().out
     summary = [line for line in out.splitlines() if line.startswith("soak ")]
     assert len(summary) == 1, out
@@ -43,23 +43,24 @@ def test_soak_counts_illegal_moves_and_crashes(capsys):
 
 def test_soak_counts_a_stall_and_writes_the_summary_file(capsys, tmp_path):
     summary = tmp_path / "soak.txt"
-    code = soak.main(["--engine", fake("--sleep-after", "2", "--sleep", "30"), "--tc", "1+0.1", "--games", "1",
-                      "--quiet", "--summary", str(summary)])
+    code = soak.main(["--engine", fake("--sleep-after", "2", "--sleep", "30"), "--tc", "1+0.1", "--games", "2",
+                      "--jobs", "2", "--quiet", "--summary", str(summary)])
     out = capsys.readouterr().out
     assert code == 1, out
     line = summary.read_text().strip()
     counts = soak.SUMMARY.match(line)
-    assert counts and counts["stall"] == "1" and counts["faults"] == "1", line  # one stall, nothing else
-    assert "fault: game 1: " in out and "(stall)" in out
+    assert counts and counts["stall"] == "2" and counts["faults"] == "2", line  # a stall a game, nothing else
+    assert "fault: game 1: " in out and "fault: game 2: " in out and "(stall)" in out
 
 
 def test_soak_tells_a_late_move_from_a_stall(capsys):
     # From its third move on the fake takes 1.4 s: the first such move (about 1.2 s on the clock)
     # is over the clock but inside the stall grace, a time loss; the next one, on a clock
     # already below zero, is still missing 1 s after the clock ran out: a stall.
-    code, counts, out = run_soak(capsys, fake("--sleep-after", "2", "--sleep", "1.4"), "1+0.1", games=1)
-    assert code == 1 and counts["time"] == 1 and counts["stall"] == 1 and counts["faults"] == 2, out
-    assert "time loss: game 1 ply 5: used 1.4" in out
+    # Each game of the pair has its own engines (--jobs 2), so both go the same way.
+    code, counts, out = run_soak(capsys, fake("--sleep-after", "2", "--sleep", "1.4"), "1+0.1", jobs=2)
+    assert code == 1 and counts["time"] == 2 and counts["stall"] == 2 and counts["faults"] == 4, out
+    assert "time loss: game 1 ply 5: used 1.4" in out and "time loss: game 2 ply 5: used 1.4" in out
 
 
 def test_soak_reports_anything_on_stderr(capsys):
@@ -68,6 +69,18 @@ def test_soak_reports_anything_on_stderr(capsys):
     assert code == 1 and counts["stderr"] > 0 and counts["faults"] == 1, out
     assert "  diagnostic" in out
 
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--games", "3"], "--games"),  # games are played in colour-reversed pairs
+    (["--games", "0"], "--games"), (["--jobs", "0"], "--jobs"), (["--tc", "nan"], "--tc"),
+    (["--tc=-1+0.1"], "--tc"), (["--tc", "10+0.1", "--tc", "0+1"], "--tc"),
+])
+def test_bad_arguments_are_refused_naming_the_flag(capsys, argv, flag):
+    with pytest.raises(SystemExit) as exit_info:
+        soak.main(["--engine", fake(), "--tc", "10+0.1", "--games", "2", "--quiet"] + argv)
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit_info.value.code == 2 and error.startswith("soak.py: error: ") and flag in error, error
 
 def test_clock_replay_finds_the_closest_call(tmp_path):
     pgn = tmp_path / "games.pgn"

@@ -12,6 +12,7 @@ import pytest
 from paths import ROOT  # noqa: E402
 SCRIPTS = os.path.join(ROOT, "scripts")
 
+import suite as suite_cli  # noqa: E402
 from matchlib.engines import EngineStartError, parse_engine_spec  # noqa: E402
 from matchlib.epdsuite import load_suite, parse_points, run_suite  # noqa: E402
 
@@ -137,9 +138,51 @@ def test_cli_verbose_and_last_line(sts_file):
 def test_cli_help():
     out = subprocess.run([sys.executable, os.path.join(SCRIPTS, "suite.py"), "--help"],
                          capture_output=True, text=True, check=True).stdout
-    for option in ("--engine", "--time", "--depth", "--nodes", "--jobs", "--verbose"):
+    for option in ("--engine", "--movetime", "--time", "--depth", "--nodes", "--jobs", "--concurrency", "--verbose"):
         assert option in out
 
+
+
+def limit_of(*argv):
+    """(limit, description, timeout) that suite.py builds from these arguments."""
+    return suite_cli.position_limit(suite_cli.build_parser().parse_args(["x.epd"] + list(argv)))
+
+
+def test_movetime_is_read_in_milliseconds():
+    assert limit_of("--movetime", "500") == (chess.engine.Limit(time=0.5), "0.5s", 10.5)
+    assert limit_of("--movetime", "500") == limit_of("--time", "0.5")
+    assert limit_of("--movetime", "250", "--timeout", "3") == (chess.engine.Limit(time=0.25), "0.25s", 3.0)
+    assert limit_of("--depth", "7") == (chess.engine.Limit(depth=7), "depth 7", 120.0)
+    assert limit_of("--nodes", "5000") == (chess.engine.Limit(nodes=5000), "5000 nodes", 120.0)
+
+
+def test_concurrency_is_another_name_for_jobs():
+    parser = suite_cli.build_parser()
+    assert parser.parse_args(["x.epd", "--depth", "1", "--concurrency", "3"]).jobs == 3
+    assert parser.parse_args(["x.epd", "--depth", "1", "--jobs", "3"]).jobs == 3
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--movetime=-5"], "--movetime"), (["--movetime", "0"], "--movetime"), (["--movetime", "nan"], "--movetime"),
+    (["--time", "0"], "--time"), (["--time", "inf"], "--time"), (["--depth", "0"], "--depth"),
+    (["--nodes=-1"], "--nodes"), (["--depth", "1", "--jobs", "0"], "--jobs"),
+    (["--depth", "1", "--concurrency", "0"], "--concurrency"), (["--depth", "1", "--first", "0"], "--first"),
+])
+def test_bad_limits_are_refused_when_the_arguments_are_read(capsys, argv, flag):
+    with pytest.raises(SystemExit) as exit_info:
+        suite_cli.build_parser().parse_args(["x.epd"] + argv)
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit_info.value.code == 2 and error.startswith("suite.py: error: ") and flag in error, error
+
+
+@pytest.mark.parametrize("content", ["", "hello world\ngarbage here\n", START + ' id "nothing to find";\n'])
+def test_a_file_without_positions_is_an_error(capsys, tmp_path, content):
+    path = tmp_path / "empty.epd"
+    path.write_text(content)
+    with pytest.raises(SystemExit) as exit_info:  # was "solved 0/0" with exit status 0
+        suite_cli.main([str(path), "--engine", "%s %s" % (sys.executable, FAKE), "--depth", "1"])
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit_info.value.code == 2 and error.startswith("suite.py: error: %s: " % path), error
 
 def test_pruner_on_five_wac_positions(tmp_path):
     path = tmp_path / "wac5.epd"
