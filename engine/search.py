@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import chess
 
 from engine import timeman
-from engine.evaluate import blend
+from engine.evaluate import blend, evaluate
 from engine.makemove import do_move, do_null, initial_state, undo_move
 from engine.movepick import PIECE_VALUE, history_index, loses_material, move_code, ordered_moves, tactical_moves
 from engine.tablebase import Tablebases, rank_score
@@ -33,6 +33,27 @@ MAX_DEPTH = 100
 
 HISTORY_MAX = 16384
 """History scores saturate towards this bound (history gravity)."""
+
+
+def fallback_move(board: chess.Board) -> Optional[chess.Move]:
+    """A move chosen without a search, for the rare case where the search failed before it
+    completed depth 1: a mate in one, else the move after which the static evaluation is
+    best for the mover (it takes a hanging rook; the first legal move would not)."""
+    best, best_score = None, -INF
+    for move in list(board.legal_moves):
+        board.push(move)
+        try:
+            if board.is_checkmate():
+                score = INF
+            elif board.is_stalemate() or board.is_insufficient_material():
+                score = DRAW
+            else:
+                score = -evaluate(board)
+        finally:
+            board.pop()
+        if best is None or score > best_score:
+            best, best_score = move, score
+    return best
 
 
 class SearchAborted(Exception):
@@ -173,8 +194,13 @@ class Searcher:
         self._tb_rank: Optional[Dict[int, int]] = None
         """Tablebase rank of each root move by ``move_code`` when the root is in the tables."""
         root_moves = self._root_moves(limits, root_state)
+        root_error: Optional[Exception] = None
         if self.tablebases is not None and root_moves:
-            root_moves = self._tablebase_root(root_moves, root_state)
+            try:
+                root_moves = self._tablebase_root(root_moves, root_state)
+            except Exception as exc:  # tables are outside data: search on without their ranking
+                root_error = exc
+                self._tb_rank = None
         if not root_moves:
             return SearchResult(None, time_ms=self._elapsed_ms())
 
@@ -209,6 +235,8 @@ class Searcher:
             result = self._interrupted(result, depth, previous_score, multipv, root_state)
         except Exception as exc:  # a bug or a resource failing mid-search: keep what completed
             result.error = exc
+        if result.error is None:
+            result.error = root_error
         result.nodes = self.nodes
         result.time_ms = self._elapsed_ms()
         return result

@@ -11,8 +11,9 @@ as Stockfish ranks them (``Tablebases::root_probe``): every move that wins withi
 fifty-move budget ranks the same until a position has repeated, then only the fastest
 zeroing wins rank first, so a won ending is converted instead of drawn by the fifty-move rule.
 
-A table file that cannot be read (truncated, wrong size, not a Syzygy file) is left out with
-a message in ``problems``, once; the search goes on without it.
+A table file that cannot be read (truncated, wrong size, not a Syzygy file, or garbage inside
+a valid header, which python-chess meets only when it decodes a position) is left out with a
+message in ``problems``, once; the search goes on without it.
 """
 
 import os
@@ -111,18 +112,36 @@ class Tablebases:
         """True when ``board`` is small enough and has no castling rights (tables have none)."""
         return _popcount(board.occupied) <= self.max_pieces and not board.castling_rights
 
-    def _unreadable(self, exc: OSError) -> None:
-        """A probe met a file that cannot be read: leave out every such table, say so once."""
-        found = _drop_unreadable(self.tables) if isinstance(self.tables, chess.syzygy.Tablebase) else []
-        self.problems.extend(found or ["Syzygy table unreadable, left out: %s" % exc])
+    def _unreadable(self, exc: BaseException) -> None:
+        """A probe met a file that cannot be read: leave out the table it was decoding (or every
+        table whose file no longer opens), say so once. When the failing table cannot be told,
+        every table is left out: a probe that fails at every node would cost the whole search."""
+        tables = self.tables
+        if not isinstance(tables, chess.syzygy.Tablebase):
+            self.problems.append("Syzygy tables left out: %s" % _describe(exc))
+            self.max_pieces = 0
+            return
+        table = _failing_table(exc)
+        if table is not None:
+            _remove(tables, table.path)
+            self.problems.append("Syzygy table %s left out: %s" % (os.path.basename(table.path), _describe(exc)))
+            return
+        found = _drop_unreadable(tables)
+        if not found:
+            self.max_pieces = 0
+            found = ["Syzygy tables left out: %s" % _describe(exc)]
+        self.problems.extend(found)
 
     def wdl(self, board: chess.Board) -> Optional[int]:
         """WDL of ``board`` from the side to move, or None if a table is missing or unreadable."""
         try:
             return self.tables.probe_wdl(board)
-        except _PROBE_ERRORS:
+        except _PROBE_ERRORS as exc:
+            if _failing_table(exc) is None:
+                return None  # no table for this material: simply not known
+            self._unreadable(exc)  # raised while decoding a table: its data is bad
             return None
-        except OSError as exc:
+        except Exception as exc:  # OSError, struct.error, RecursionError... from a spoiled file
             self._unreadable(exc)
             return None
 
@@ -159,9 +178,11 @@ class Tablebases:
                 else:
                     dtz = -self.tables.probe_dtz(board)
                     dtz = dtz + 1 if dtz > 0 else (dtz - 1 if dtz < 0 else 0)
-            except _PROBE_ERRORS:
+            except _PROBE_ERRORS as exc:
+                if _failing_table(exc) is not None:
+                    self._unreadable(exc)
                 return None
-            except OSError as exc:
+            except Exception as exc:  # a spoiled file (see ``wdl``)
                 self._unreadable(exc)
                 return None
             finally:
@@ -184,11 +205,57 @@ def _drop_unreadable(tables: chess.syzygy.Tablebase) -> List[str]:
                 continue
             try:
                 getattr(table, init)()
+                _check_pieces(table)
                 seen[id(table)] = ""
-            except (OSError, ValueError, IndexError, KeyError) as exc:
+            except Exception as exc:  # OSError, ValueError, struct.error...: any bad file
                 seen[id(table)] = str(exc)
-                problems.append("Syzygy table %s left out: %s" % (os.path.basename(table.path), exc))
+                problems.append("Syzygy table %s left out: %s" % (os.path.basename(table.path), _describe(exc)))
                 del registry[key]
             finally:
                 table.close()
     return problems
+
+
+def _check_pieces(table: chess.syzygy.Table) -> None:
+    """Raise ValueError unless every piece list in the table's header names the material of its
+    file name. Garbage there is not only a wrong answer: python-chess's probe then looks for a
+    piece the board does not have and never returns (an endless loop, not an exception)."""
+    name = os.path.splitext(os.path.basename(table.path))[0]
+    expected = {chess.syzygy.normalize_tablename(name), chess.syzygy.normalize_tablename(name, mirror=True)}
+    lists = []
+    for holder in [table] + list(getattr(table, "files", [])):
+        pieces = getattr(holder, "pieces", None)
+        lists.extend(pieces.values() if isinstance(pieces, dict) else [pieces] if pieces else [])
+    if not lists:
+        raise ValueError("no piece list in the header")
+    for pieces in lists:
+        if chess.syzygy.recalc_key(list(pieces)) not in expected:
+            raise ValueError("header does not describe %s (corrupt file)" % name)
+
+
+def _failing_table(exc: BaseException) -> Optional[chess.syzygy.Table]:
+    """The python-chess table object that was decoding its file when ``exc`` was raised (the
+    innermost frame of the traceback whose ``self`` is a table), or None when the error came
+    from outside every table (a table missing for the material, say)."""
+    found = None
+    trace = exc.__traceback__
+    while trace is not None:
+        owner = trace.tb_frame.f_locals.get("self")
+        if isinstance(owner, chess.syzygy.Table):
+            found = owner
+        trace = trace.tb_next
+    return found
+
+
+def _remove(tables: chess.syzygy.Tablebase, path: str) -> None:
+    """Leave the table file ``path`` out of both registries (a file serves several keys)."""
+    for registry in (tables.wdl, tables.dtz):
+        for key, table in list(registry.items()):
+            if table.path == path:
+                del registry[key]
+                table.close()
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return "%s: %s" % (type(exc).__name__, text) if text and not isinstance(exc, OSError) else (text or type(exc).__name__)

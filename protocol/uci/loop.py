@@ -39,7 +39,7 @@ from engine.strength import StrengthLimit, limit_for_uci_elo
 from engine.types import Limits, SearchInfo, SearchResult
 from protocol.uci.options import OptionError, Options
 from protocol.uci.wire import (Command, UciError, format_bestmove, format_info, format_no_moves, format_progress,
-                               is_bounded, parse_command, parse_go, parse_int, parse_perft, parse_position,
+                               ends_in_finite_time, parse_command, parse_go, parse_int, parse_perft, parse_position,
                                parse_setoption, quote)
 
 AUTHOR = "The Pruner developers"
@@ -149,6 +149,16 @@ def _default_searcher(hash_mb: int) -> Any:
 
 def _any_legal_move(board: chess.Board) -> Optional[chess.Move]:
     return next(iter(board.legal_moves), None)
+
+
+def _fallback_move(board: chess.Board) -> Optional[chess.Move]:
+    """The search failed before depth 1: the engine's one-ply choice, the first legal move
+    only if even that fails (a GUI must get a legal move)."""
+    try:
+        from engine.search import fallback_move
+        return fallback_move(board.copy(stack=False))
+    except Exception:
+        return _any_legal_move(board)
 
 
 def _describe(exc: BaseException) -> str:
@@ -493,15 +503,16 @@ class UciLoop:
         self.send("")
 
     def finish_at_end_of_input(self) -> None:
-        """Input ended: a search bounded by depth, nodes, mate or a clock runs to its end and
+        """Input ended: a search bounded by depth, nodes or a clock runs to its end and
         prints its ``bestmove`` (a script that pipes ``go depth 6`` gets depth 6); an
-        ``infinite``/``ponder`` search is stopped and prints its ``bestmove`` at once.
+        ``infinite``/``ponder`` search, or ``go mate N`` alone (endless where there is no
+        mate), is stopped and prints its ``bestmove`` at once.
         Stockfish stops every search at end of input (often before depth 1: ``bestmove
         a2a3``); a closed output stops the search too."""
         search = self._search
         if search is None or search.thread is None:
             return
-        if search.hold or not is_bounded(search.limits):
+        if search.hold or not ends_in_finite_time(search.limits):
             self._end_search()
             return
         while search.thread.is_alive():
@@ -563,7 +574,7 @@ class UciLoop:
             except Exception as exc:
                 if not search.silent:
                     self._internal(exc)
-                result = SearchResult(_any_legal_move(search.board))
+                result = SearchResult(_fallback_move(search.board))
             if result.best_move is None and not search.silent:
                 self.send(format_no_moves(search.board))
             with self._lock:
@@ -600,7 +611,7 @@ class UciLoop:
         board = search.board
         best = result.best_move
         if best is None or not board.is_legal(best):
-            fallback = _any_legal_move(board)
+            fallback = _fallback_move(board)
             if fallback is None:
                 return replace(result, best_move=None, ponder_move=None)
             if not search.silent:

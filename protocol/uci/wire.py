@@ -194,7 +194,13 @@ def parse_go(args: Sequence[str], board: chess.Board) -> Tuple[Limits, List[str]
 
 def is_bounded(limits: Limits) -> bool:
     """True when something ends the search by itself (a depth, nodes, a mate, a clock)."""
-    return any(value is not None for value in (limits.depth, limits.nodes, limits.mate, limits.movetime,
+    return limits.mate is not None or ends_in_finite_time(limits)
+
+
+def ends_in_finite_time(limits: Limits) -> bool:
+    """True when a depth, a node count or a clock ends the search whatever the position:
+    ``go mate N`` alone searches on until it finds the mate, for ever where there is none."""
+    return any(value is not None for value in (limits.depth, limits.nodes, limits.movetime,
                                                limits.wtime, limits.btime))
 
 

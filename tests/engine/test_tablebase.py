@@ -3,6 +3,7 @@ fifty-move counter, conversion of won endings against the best defence, drawn en
 tablebase scores in the transposition table, and unreadable table files."""
 
 import os
+import random
 import shutil
 
 import chess
@@ -221,3 +222,61 @@ def test_uci_reports_the_unreadable_table_once_and_still_takes_the_rook(tmp_path
     assert loop.wait_idle(WAIT)
     assert output.lines[-1].startswith("bestmove b1d3")
     assert len([line for line in output.lines if line.startswith("info string error:")]) == 1
+
+
+def garbage_inside(path: str, seed: int) -> bytes:
+    """The file with its magic number kept and every later byte random (seeded): the size and
+    the magic pass python-chess's checks, the rest is nonsense."""
+    with open(path, "rb") as handle:
+        size = len(handle.read())
+    rng = random.Random(seed)
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    return magic + bytes(rng.randrange(256) for _ in range(size - 4))
+
+
+@pytest.mark.parametrize("name", ["KQvK.rtbw", "KQvK.rtbz", "KQvKR.rtbw", "KQvKR.rtbz"])
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("when", ["at load", "after load"])
+def test_garbage_inside_a_valid_header_is_left_out_and_the_search_goes_on(tmp_path, name, seed, when):
+    """Same size, right magic, garbage after it: python-chess raises struct.error or
+    RecursionError, or (a piece list naming other material) loops for ever in the probe."""
+    bad = garbage_inside(os.path.join(SYZYGY, name), seed)
+    directory = broken_copy(tmp_path, name, bad) if when == "at load" else broken_copy(tmp_path, "unused", b"")
+    tables = Tablebases.open(str(directory))
+    problems = tables.take_problems()
+    if when == "after load":
+        assert problems == []
+        (directory / name).write_bytes(bad)
+    fen, capture = QUEEN_TAKES_ROOK
+    result = searcher_with(tables).search(chess.Board(fen), Limits(depth=3))
+    assert result.error is None and result.best_move == capture
+    problems += tables.take_problems()
+    if when == "at load" or name.endswith("rtbw") or name.startswith("KQvKR"):  # files this search reads
+        assert len(problems) == 1 and name in problems[0], problems
+    assert tables.take_problems() == []  # reported once
+    tables.close()
+
+
+def test_the_search_answers_after_its_preparation_fails():
+    """Tables that raise something unforeseen at the root: the search goes on without the
+    ranking and says why, instead of the loop playing any legal move."""
+    class Exploding:
+        max_pieces = 5
+        problems: list = []
+
+        def covers(self, board):
+            return True
+
+        def rank_root_moves(self, *args, **kwargs):
+            raise RuntimeError("boom")
+
+        def wdl(self, board):
+            return None
+
+        def take_problems(self):
+            return []
+
+    fen, capture = QUEEN_TAKES_ROOK
+    result = searcher_with(Exploding()).search(chess.Board(fen), Limits(depth=3))
+    assert result.best_move == capture and isinstance(result.error, RuntimeError)

@@ -538,6 +538,17 @@ def test_piped_commands_get_their_full_search_at_end_of_input(engine_command, re
     assert legal(chess.Board(), lines[-1].split()[1])
 
 
+def test_go_mate_alone_is_stopped_at_end_of_input(engine_command, repo_root):
+    # No mate in 1 from the start position: `go mate 1` alone would search for ever, so at
+    # end of input it is stopped like `go infinite` and answers (it used to hang).
+    done = subprocess.run(engine_command, cwd=repo_root, input=b"position startpos\ngo mate 1\n",
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    lines = done.stdout.decode().splitlines()
+    assert done.returncode == 0 and done.stderr == b""
+    assert [line for line in lines if line.startswith("bestmove")] == [lines[-1]]
+    assert legal(chess.Board(), lines[-1].split()[1])
+
+
 def test_go_after_a_refused_position_does_not_answer_for_the_old_one(uci):
     uci.handshake()
     uci.send("position startpos moves e2e4")

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.search import fallback_move
 from engine.types import MATE, Limits, SearchInfo
 from protocol import __main__ as cli
 from protocol.uci.loop import _EOF, _TOO_LONG, UciLoop, Writer, read_lines
@@ -345,6 +346,22 @@ def test_search_exceptions_still_give_a_legal_bestmove():
     assert output.lines[-1] == "readyok"
 
 
+def test_a_search_that_fails_before_depth_1_plays_the_engines_one_ply_choice():
+    """Not the first legal move: with a rook hanging, the fallback takes it (issue 19)."""
+    loop, output, holder = make_loop(raise_in_search=True)
+    run(loop, "position fen 8/8/8/4k3/8/3r4/8/KQ6 w - - 0 1", "go depth 3")
+    assert loop.wait_idle(WAIT)
+    assert output.with_prefix("info string error: internal: RuntimeError: boom")
+    assert output.lines[-1] == "bestmove b1d3"
+    assert first_legal() != "b1d3"
+
+
+def test_fallback_move_mates_in_one_and_otherwise_wins_material():
+    assert fallback_move(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")).uci() == "a1a8"
+    assert fallback_move(chess.Board("8/8/8/4k3/8/3r4/8/KQ6 w - - 0 1")).uci() == "b1d3"
+    assert fallback_move(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")) is None  # stalemate: no move
+
+
 def test_a_failing_searcher_factory_still_gives_a_legal_bestmove():
     output = Output()
 
@@ -363,7 +380,7 @@ def test_illegal_moves_from_the_search_never_reach_the_gui():
     run(loop, "go depth 1")
     assert loop.wait_idle(WAIT)
     assert output.with_prefix("info string error: internal: search returned e2e5")
-    assert output.lines[-1] == "bestmove " + first_legal()
+    assert output.lines[-1] == "bestmove " + fallback_move(chess.Board()).uci()
     loop, output, holder = make_loop(move="e2e4", ponder="e2e4")
     run(loop, "go depth 1")
     assert loop.wait_idle(WAIT)
