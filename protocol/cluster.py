@@ -109,6 +109,7 @@ def code_identity(packages: Sequence[str]) -> Dict[str, str]:
 
 
 def describe_identity(identity: Dict[str, str]) -> str:
+    """An identity in words: ``Pruner <version> (code <hash>), python-chess <version>``."""
     return "Pruner %s (code %s), python-chess %s" % (identity.get("pruner"), identity.get("code"),
                                                      identity.get("chess"))
 
@@ -145,6 +146,7 @@ class Cluster:
         return dict(self.client.nthreads())
 
     def total_threads(self) -> int:
+        """Threads of all the connected workers."""
         return sum(self.threads().values())
 
     def dashboard(self) -> Optional[str]:
@@ -169,6 +171,7 @@ class Cluster:
         return text + ("; dashboard %s" % dashboard if dashboard else "")
 
     def scheduler_address(self) -> str:
+        """The scheduler's own address (``tcp://...``), or the one given when it cannot say."""
         try:
             return self.client.scheduler.address
         except Exception:  # noqa: BLE001
@@ -200,6 +203,7 @@ class Cluster:
         return expected
 
     def close(self) -> None:
+        """Close the client, and the LocalCluster when this run started one; errors are ignored."""
         with contextlib.suppress(Exception):
             self.client.close()
         if self.local is not None:

@@ -33,15 +33,18 @@ def read_until(process: subprocess.Popen, prefix: str) -> str:
 
 
 def send(process: subprocess.Popen, line: str) -> None:
+    """Write one line to the engine."""
     process.stdin.write(line + "\n")
     process.stdin.flush()
 
 
 def start(command: List[str]) -> subprocess.Popen:
+    """The engine process, started in the repository root with line-buffered pipes."""
     return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
 
 def startup_ms(command: List[str]) -> float:
+    """Milliseconds from starting a fresh engine process to its ``uciok``."""
     began = time.perf_counter()
     process = start(command)
     try:
@@ -54,6 +57,7 @@ def startup_ms(command: List[str]) -> float:
 
 
 def stop_latencies_ms(command: List[str], runs: int) -> List[float]:
+    """Milliseconds from ``stop`` to ``bestmove`` for ``runs`` ``go infinite`` searches in one process."""
     process = start(command)
     try:
         send(process, "uci")
@@ -76,6 +80,7 @@ def stop_latencies_ms(command: List[str], runs: int) -> List[float]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run ``latency.py``: measure and print the medians and the worst times."""
     parser = argparse.ArgumentParser(prog="latency.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable), metavar="CMD",
                         help="engine command, run in the repository root (default: this Python -m protocol)")

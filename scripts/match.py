@@ -52,6 +52,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``match.py``; its checks refuse bad limits as the arguments are read."""
     parser = argparse.ArgumentParser(
         prog="match.py",
         description="Play a match between two UCI engines. Each opening is played twice with colours "
@@ -197,6 +198,7 @@ def _openings(args: argparse.Namespace, parser: argparse.ArgumentParser):
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run ``match.py``: play the match, here or on a cluster; its ``MatchResult.exit_code``."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.ERROR,

@@ -26,6 +26,7 @@ from engine.epd import EpdReader, EpdRecord  # noqa: E402
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run ``mate_suite.py``: write the short mates found as a suite, and say how many were kept."""
     parser = argparse.ArgumentParser(prog="mate_suite.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("epd", nargs="+", help="EPD files to pick positions from")
     parser.add_argument("--engine", default="stockfish", metavar="CMD", help="reference engine (default: stockfish)")

@@ -77,6 +77,7 @@ class Engine:
         self.stderr = self.process.stderr.read()
 
     def send(self, line: str) -> None:
+        """Write one line to the engine."""
         self.process.stdin.write(line + "\n")
         self.process.stdin.flush()
 
@@ -98,10 +99,12 @@ class Engine:
                 self._cond.wait(left)
 
     def sync(self) -> None:
+        """``isready``, and wait for ``readyok``."""
         self.send("isready")
         self.expect("readyok")
 
     def quit(self, timeout: float = 10.0) -> int:
+        """``quit``; the exit status (the engine is killed when it does not exit within ``timeout``)."""
         try:
             self.send("quit")
         except OSError:
@@ -114,6 +117,7 @@ class Engine:
 
 
 def start(command: List[str], hash_mb: int, options: List[Tuple[str, str]]) -> Engine:
+    """An engine past ``uci``, with ``Hash`` and ``options`` set (``isready`` answered)."""
     engine = Engine(command, cwd=REPO)
     engine.send("uci")
     engine.expect("uciok")
@@ -125,6 +129,7 @@ def start(command: List[str], hash_mb: int, options: List[Tuple[str, str]]) -> E
 
 
 def mb(kb: int) -> str:
+    """A size in kB as ``12.3 MB``."""
     return "%.1f MB" % (kb / 1024.0)
 
 
@@ -184,6 +189,7 @@ def second_half_growth(samples: List[Tuple[float, int]]) -> int:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run ``memwatch.py``: sample the engine's memory and print the summary line; 0 when within budget."""
     parser = argparse.ArgumentParser(prog="memwatch.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable),
                         help="engine command, run from the repository root (default: this Python -m protocol)")
@@ -243,6 +249,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def engine_label(command: str) -> str:
+    """The engine command as the summary names it (the program's base name and its arguments)."""
     words = shlex.split(command)
     return os.path.basename(words[0]) + (" " + " ".join(words[1:]) if len(words) > 1 else "")
 

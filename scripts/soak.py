@@ -80,6 +80,8 @@ class Margins:
 
 @dataclass
 class SoakResult:
+    """One time control's games: the tally, faults by class, clock margins, engine stderr, exit status."""
+
     tc: str
     games: int
     tally: Tally
@@ -262,6 +264,7 @@ def tally(lines: List[str]) -> List[Tuple[str, int]]:
 
 
 def interpreter_label(engine: str) -> str:
+    """The engine command as the summary names it: ``CPython 3.11.7 -m protocol`` for this interpreter."""
     words = shlex.split(engine)
     label = os.path.basename(words[0])
     if words[0] == sys.executable:
@@ -270,6 +273,7 @@ def interpreter_label(engine: str) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run ``soak.py``: play each time control, or add up summary lines with ``--tally``; the exit status."""
     parser = argparse.ArgumentParser(prog="soak.py", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable),

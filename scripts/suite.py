@@ -24,6 +24,7 @@ from matchlib.epdsuite import SolveResult, load_suite, run_suite  # noqa: E402
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``suite.py``."""
     parser = argparse.ArgumentParser(
         prog="suite.py",
         description="Run an EPD test suite against a UCI engine. A position is solved when the engine's "
@@ -91,6 +92,7 @@ def position_limit(args: argparse.Namespace) -> Tuple[chess.engine.Limit, str, f
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run ``suite.py``: solve the suite and print a line per position and the totals; the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.ERROR,

@@ -65,6 +65,7 @@ def verdict(board: chess.Board, pruner_side: chess.Color, expected: str) -> Tupl
 
 
 def main(argv=None) -> int:
+    """Run ``tb_endgames.py``: play every position and print the games and a summary; 1 when any missed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--syzygy", default=os.path.join(ROOT, "tests", "data", "syzygy"),
                         help="Syzygy directory for both engines (default: tests/data/syzygy)")

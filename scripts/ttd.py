@@ -30,6 +30,7 @@ from engine.types import Limits  # noqa: E402
 
 
 def thread_counts(text: str):
+    """The ``--threads`` list ``1,2`` as integers (each at least 1)."""
     counts = [int(word) for word in text.split(",") if word.strip()]
     if not counts or min(counts) < 1:
         raise argparse.ArgumentTypeError("thread counts are integers >= 1, e.g. 1,2")
@@ -49,6 +50,7 @@ def timed_search(searcher: ParallelSearcher, fen: str, depth: int):
 
 
 def main(argv=None) -> int:
+    """Run ``ttd.py``: time each position at each thread count and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=8, help="depth to reach (default 8)")
     parser.add_argument("--positions", type=int, default=len(bench.POSITIONS),

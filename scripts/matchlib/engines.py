@@ -149,6 +149,7 @@ class EnginePlayer:
 
     @property
     def running(self) -> bool:
+        """True from ``start`` until ``kill`` or ``quit``: an engine process is up."""
         return self.engine is not None
 
     def start(self) -> None:

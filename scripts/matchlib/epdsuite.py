@@ -38,6 +38,7 @@ class SuitePosition:
     """``dm``: the side to move mates in this many moves (the engine must say ``mate N``)."""
 
     def is_correct(self, move: Optional[chess.Move]) -> bool:
+        """True when ``move`` is one of the ``bm`` moves (when there are any) and none of the ``am`` moves."""
         if move is None:
             return False
         if self.best and move not in self.best:
@@ -46,6 +47,7 @@ class SuitePosition:
 
     @property
     def max_points(self) -> int:
+        """The most STS points a move can earn here (0 without ``c0`` points)."""
         return max(self.points.values()) if self.points else 0
 
     def expected(self) -> str:

@@ -62,6 +62,7 @@ class PgnWriter:
         self._handle.flush()
 
     def close(self) -> None:
+        """Close the file (nothing to do without one, or when already closed)."""
         if self._handle is not None:
             self._handle.close()
             self._handle = None

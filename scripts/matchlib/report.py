@@ -9,6 +9,7 @@ from .tally import Tally
 
 
 def fmt_elo(value: float) -> str:
+    """An Elo difference with its sign (``+12.3``, ``-inf``)."""
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
     return "%+.1f" % (value + 0.0)  # no "-0.0"
@@ -26,10 +27,12 @@ def fmt_estimate(estimate: Optional[EloEstimate]) -> str:
 
 
 def wdl(tally: Tally) -> str:
+    """``W 3 D 4 L 1``: engine 1's wins, draws and losses."""
     return "W %d D %d L %d" % (tally.wins, tally.draws, tally.losses)
 
 
 def fmt_score(tally: Tally) -> str:
+    """``score 62.5% (5/8)``: engine 1's points over the counted games; ``score n/a`` before any."""
     if not tally.games:
         return "score n/a"
     return "score %.1f%% (%g/%d)" % (100.0 * (tally.score or 0.0), tally.points, tally.games)

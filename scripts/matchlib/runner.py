@@ -56,6 +56,8 @@ class MatchConfig:
 
 @dataclass
 class MatchResult:
+    """What a match ends with: the tally, the SPRT verdict, the exit status and the engines' names."""
+
     tally: Tally
     verdict: Optional[str]
     """SPRT verdict "H0"/"H1" if a bound was crossed."""
@@ -91,6 +93,7 @@ class Match:
     # -- output -------------------------------------------------------------------------
 
     def say(self, text: str = "") -> None:
+        """Print a line of the match's output (flushed)."""
         print(text, file=self.out, flush=True)
 
     # -- setup --------------------------------------------------------------------------

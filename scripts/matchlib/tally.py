@@ -36,10 +36,12 @@ class Tally:
 
     @property
     def points(self) -> float:
+        """Engine 1's points: a win 1, a draw 1/2."""
         return self.wins + 0.5 * self.draws
 
     @property
     def score(self) -> Optional[float]:
+        """Engine 1's points per counted game (None before any)."""
         return self.points / self.games if self.games else None
 
     @property
@@ -89,6 +91,7 @@ class Tally:
         return True
 
     def fault_counts(self) -> Dict[str, int]:
+        """Faults by kind, every kind of ``FAULT_KINDS`` listed (0 when none)."""
         counts = {kind: 0 for kind in FAULT_KINDS}
         for fault in self.faults:
             counts[fault.kind] = counts.get(fault.kind, 0) + 1

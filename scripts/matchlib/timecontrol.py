@@ -66,6 +66,7 @@ class TimeControl:
 
     @property
     def uses_clock(self) -> bool:
+        """True with a clock (``--tc``), kept by the runner; False with per-move limits only."""
         return self.base is not None
 
     def limit(self, white_clock: float, black_clock: float) -> chess.engine.Limit:

@@ -97,6 +97,7 @@ def numbered_line(board: chess.Board, sans: List[str]) -> str:
 
 
 def esc(text: object) -> str:
+    """``str(text)`` escaped for HTML text and attribute values."""
     return html.escape(str(text), quote=True)
 
 
@@ -211,6 +212,7 @@ def _stats_table(review: GameReview) -> str:
         esc(review.headers.get("White", "?")), esc(review.headers.get("Black", "?")))]
 
     def acpl(side) -> str:
+        """One side's average centipawn loss for the table (a dash without judged moves)."""
         return "–" if side.acpl is None else "%.0f" % side.acpl
 
     rows.append("<tr><td>Average centipawn loss</td><td>%s</td><td>%s</td></tr>" % (acpl(white), acpl(black)))

@@ -69,6 +69,7 @@ class PlyView:
 
     @property
     def judgement(self) -> Optional[str]:
+        """The move's judgement (``inaccuracy``, ``mistake``, ``blunder``), or None."""
         return self.record.get("judgement") if self.record else None
 
     @property
@@ -95,10 +96,12 @@ class GameReview:
 
     @property
     def anchor(self) -> str:
+        """The game's HTML anchor (``game-3``)."""
         return "game-%d" % self.index
 
     @property
     def title(self) -> str:
+        """``White – Black`` from the headers."""
         white = self.headers.get("White", "?")
         black = self.headers.get("Black", "?")
         return "%s – %s" % (white, black)
@@ -118,10 +121,12 @@ class GameReview:
         return marks
 
     def stats(self) -> Dict[chess.Color, SideStats]:
+        """Each side's judged moves and centipawn loss."""
         return side_stats(self.records.values())
 
     @property
     def nodes(self) -> int:
+        """Nodes searched for all the game's analysed positions."""
         return sum(record.get("nodes") or 0 for record in self.records.values())
 
 
@@ -138,10 +143,12 @@ class PositionReview:
 
     @property
     def anchor(self) -> str:
+        """The position's HTML anchor (``position-2``)."""
         return "position-%d" % self.index
 
     @property
     def title(self) -> str:
+        """``Position`` and the EPD ``id``, else the source."""
         epd_id = self.record.get("id") if self.record else None
         return "Position %s" % (epd_id or self.source)
 
