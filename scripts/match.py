@@ -105,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="games played at the same time (with --cluster: one pair per worker thread)")
     games.add_argument("--cluster", metavar="ADDRESS", type=cluster_address,
                        help="play the games on a Dask cluster: a scheduler address (tcp://host:8786) or "
-                            "local:N (N local worker processes); needs pip install 'pruner[cluster]'. "
+                            "local:N (N local worker processes); needs pip install 'pruner-chess[cluster]'. "
                             "See docs/cluster.md")
     games.add_argument("--openings", metavar="FILE",
                        help="EPD/FEN or PGN (*.pgn) openings, or 'startpos' to play every game from the start "

@@ -1,10 +1,15 @@
 """The project's contract files agree: `.ci/run` runs the README's test command verbatim; the
 repository names no path outside itself and notes the origin of each data file."""
 
+import importlib.metadata
 import os
-import subprocess
 import re
+import subprocess
 import sys
+
+import pytest
+
+import engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -80,27 +85,87 @@ def test_every_data_file_has_its_origin_noted():
                         "%s/%s: origin not noted" % (folder, relative)
 
 
-def test_a_non_editable_install_carries_every_subpackage(tmp_path):
-    """`pip install .` (the README's first command) installs a `pruner` whose every subcommand
-    imports: a package list that names only the top level builds one without protocol.uci."""
+DISTRIBUTION = "pruner-chess"
+"""The name on PyPI (``pruner`` there is another project); pyproject's ``[project] name``."""
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A non-editable ``pip install`` of the tracked sources into a fresh directory: the path."""
+    tmp_path = tmp_path_factory.mktemp("install")
     source = tmp_path / "source"
     for name in subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
                                check=True).stdout.splitlines():
-        if name.endswith(".py") or name in ("pyproject.toml", "README.md"):
+        if name.split("/")[0] in ("engine", "protocol") or name in ("pyproject.toml", "README.md", "LICENSE"):
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             (source / name).write_bytes(open(os.path.join(ROOT, name), "rb").read())
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
                     str(source)], check=True, capture_output=True)
+    return target
+
+
+def run_installed(installed, *argv, stdin=""):
+    """``python -m protocol ARGV`` from the installed copy (not from this checkout)."""
+    env = dict(os.environ, PYTHONPATH=str(installed))
+    return subprocess.run([sys.executable, "-m", "protocol"] + list(argv), input=stdin, cwd=str(installed.parent),
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_non_editable_install_carries_every_subpackage(installed):
+    """`pip install .` (the README's first command) installs a `pruner` whose every subcommand
+    imports: a package list that names only the top level builds one without protocol.uci."""
     packages = sorted(os.path.relpath(top, ROOT).replace(os.sep, ".")
                       for top, _, names in os.walk(ROOT) if "__init__.py" in names
                       and os.path.relpath(top, ROOT).split(os.sep)[0] in ("engine", "protocol"))
     for package in packages:
-        assert (target / package.replace(".", os.sep) / "__init__.py").is_file(), package
-    env = dict(os.environ, PYTHONPATH=str(target))
-    run = subprocess.run([sys.executable, "-m", "protocol"], input="uci\nquit\n", cwd=str(tmp_path),
-                         env=env, capture_output=True, text=True, timeout=60)
+        assert (installed / package.replace(".", os.sep) / "__init__.py").is_file(), package
+    run = run_installed(installed, stdin="uci\nquit\n")
     assert "uciok" in run.stdout, run.stderr
-    run = subprocess.run([sys.executable, "-m", "protocol", "analyse", "--help"], cwd=str(tmp_path),
-                         env=env, capture_output=True, text=True, timeout=60)
+    run = run_installed(installed, "analyse", "--help")
     assert run.returncode == 0 and "--depth" in run.stdout, run.stderr
+
+
+def test_the_install_carries_its_licence_and_type_marker(installed):
+    (dist,) = importlib.metadata.distributions(path=[str(installed)])
+    assert dist.metadata["Name"] == DISTRIBUTION
+    assert dist.metadata["License"] == "MIT" and "MIT License" in read("LICENSE")
+    assert any(str(path).endswith("LICENSE") for path in dist.files), "LICENSE not in the wheel"
+    assert (installed / "engine" / "py.typed").is_file()  # PEP 561
+
+
+def test_one_version_everywhere(installed):
+    """The package metadata, ``pruner --version`` and the UCI ``id name`` all say engine.__version__."""
+    (dist,) = importlib.metadata.distributions(path=[str(installed)])
+    assert dist.version == engine.__version__
+    version = run_installed(installed, "--version")
+    assert version.stdout.startswith("Pruner %s (" % engine.__version__), version.stdout + version.stderr
+    uci = run_installed(installed, stdin="uci\nquit\n")
+    assert "id name Pruner %s" % engine.__version__ in uci.stdout.splitlines(), uci.stdout
+    assert re.search(r"^## \[%s\] - \d{4}-\d\d-\d\d$" % re.escape(engine.__version__), read("CHANGELOG.md"), re.M)
+    assert 'version = "' not in read("pyproject.toml")  # dynamic: read from engine/__init__.py
+
+
+# Spelled in pieces so that this file does not match itself.
+OLD_HINTS = re.compile(r"pip3? install(?: -\S+)* ['\"]?" + "pru" + r"ner(?:\[|['\"]|\s|$)|['\"]" + "pru" + r"ner\[")
+
+
+def test_no_install_hint_names_the_other_projects_distribution():
+    """Installing an extra of the distribution named like the command, outside a checkout, would
+    install an unrelated project from PyPI: every hint names pruner-chess."""
+    assert OLD_HINTS.search("pip install 'pru" + "ner[plots]'") and not OLD_HINTS.search("pip install 'pruner-chess[x]'")
+    offending = ["%s:%d: %s" % (name, number, line.strip())
+                 for name, text in tracked_text_files()
+                 for number, line in enumerate(text.splitlines(), 1) if OLD_HINTS.search(line)]
+    assert offending == []
+
+
+def test_pruner_analyse_help_names_every_documented_exit_status():
+    table = read("docs/analysis.md").split("| Exit status |", 1)[1].split("\n\n", 1)[0]
+    codes = re.findall(r"^\| ([\d-]+) \|", table, re.M)
+    assert "0" in codes and "69" in codes
+    help_text = subprocess.run([sys.executable, "-m", "protocol", "analyse", "--help"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout
+    epilog = " ".join(help_text.split("Exit status:", 1)[1].split())
+    missing = [code for code in codes if not re.search(r"(^|[ ;])%s " % re.escape(code), epilog)]
+    assert missing == [], epilog

@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Analyse positions (FEN strings, EPD files) or games (PGN files) with Pruner. "
                     "Writes one JSON object per position to stdout unless told otherwise.",
         epilog="Exit status: 0 all inputs analysed; 1-63 that many inputs failed (63: 63 or more); "
-               "64 usage error; 130 interrupted. Details: docs/analysis.md.")
+               "64 usage error; 69 --cluster unavailable; 130 interrupted. Details: docs/analysis.md.")
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="a FEN or EPD string (quoted) or 'startpos', an .epd file (any non-.pgn file "
                              "is read as one FEN/EPD per line), a .pgn file, or '-' for standard input")

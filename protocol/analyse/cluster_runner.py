@@ -57,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("cluster and resuming (docs/cluster.md)")
     group.add_argument("--cluster", metavar="ADDRESS",
                        help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N "
-                            "(N local worker processes); needs pip install 'pruner[cluster]'")
+                            "(N local worker processes); needs pip install 'pruner-chess[cluster]'")
     group.add_argument("--engine", metavar="CMD",
                        help="with --cluster: each worker thread searches with this UCI engine "
                             "(e.g. 'pypy3 -m protocol') instead of in-process")

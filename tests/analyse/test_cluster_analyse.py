@@ -20,7 +20,7 @@ import chess
 import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask distributed is not installed "
-                                                        "(pip install 'pruner[cluster]')")
+                                                        "(pip install 'pruner-chess[cluster]')")
 
 from protocol import cluster as cluster_module  # noqa: E402
 from protocol.analyse.cli import main  # noqa: E402

@@ -12,7 +12,7 @@ import chess
 import chess.pgn
 import pytest
 
-pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install 'pruner[cluster]')")
+pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install 'pruner-chess[cluster]')")
 
 from paths import ROOT as REPO_ROOT  # noqa: E402
 MATCH = os.path.join(REPO_ROOT, "scripts", "match.py")
