@@ -27,8 +27,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple
 
-EXTRA_HINT = 'pip install "pruner[cluster]"  (or: pip install "dask[distributed]")'
-"""How to get Dask, quoted in every "not installed" error."""
+from protocol.extras import CLUSTER_HINT
 
 LOCAL_PREFIX = "local:"
 
@@ -61,7 +60,7 @@ def import_distributed() -> Any:
         return importlib.import_module("distributed")
     except ImportError as exc:
         raise ClusterError("--cluster needs Dask distributed, which is not installed (%s): %s"
-                           % (exc, EXTRA_HINT)) from None
+                           % (exc, CLUSTER_HINT)) from None
 
 
 def dask_config() -> Any:
@@ -312,7 +311,7 @@ def release_on_workers(cluster: Cluster, function, *args) -> None:
         cluster.client.run(function, *args)
 
 
-__all__ = ["Cluster", "ClusterError", "EXTRA_HINT", "VersionMismatch", "WorkerCache", "code_identity",
+__all__ = ["Cluster", "ClusterError", "VersionMismatch", "WorkerCache", "code_identity",
                       "describe_identity", "error_text", "import_distributed", "is_killed_worker",
                       "open_cluster", "parse_address", "release_on_workers", "require_identity",
                       "worker_identity"]
