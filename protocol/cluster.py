@@ -1,6 +1,6 @@
 """Dask distributed clusters for ``pruner analyse --cluster`` and ``scripts/match.py --cluster``.
 
-Dask is an optional extra (``pip install "pruner[cluster]"``): nothing here imports it until a
+Dask is an optional extra (``pip install "pruner-chess[cluster]"``): nothing here imports it until a
 cluster is opened, so every command works without it, and ``--cluster`` without it fails
 with a message naming the extra.
 

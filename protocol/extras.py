@@ -5,10 +5,10 @@ a cluster cannot be made."""
 
 import importlib
 
-MATPLOTLIB_HINT = "pip install matplotlib (or: pip install 'pruner[plots]')"
+MATPLOTLIB_HINT = "pip install matplotlib (or: pip install 'pruner-chess[plots]')"
 """How to get ``--plot`` pictures."""
 
-CLUSTER_HINT = 'pip install "pruner[cluster]"  (or: pip install "dask[distributed]")'
+CLUSTER_HINT = 'pip install "pruner-chess[cluster]"  (or: pip install "dask[distributed]")'
 """How to get Dask for ``--cluster``, quoted in every "not installed" error."""
 
 

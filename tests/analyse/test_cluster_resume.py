@@ -141,7 +141,7 @@ def test_cluster_without_dask_names_the_extra(monkeypatch):
     status, err = run(["-q", "--depth", "1", "--cluster", "local:2", "startpos"])
     assert status == EXIT_UNAVAILABLE
     assert "--cluster needs Dask distributed" in err
-    assert 'pip install "pruner[cluster]"' in err
+    assert 'pip install "pruner-chess[cluster]"' in err
 
 
 def test_parse_address():
