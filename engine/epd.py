@@ -25,11 +25,12 @@ hmvc fmvn`` and the perft counts ``D1``... integers; ``id c0``-``c9`` text); wha
 (an unknown opcode, a move that is not legal, a malformed number) is left out and counted, so the
 caller can report it once per file (``EpdReader.ignored``). A line is skipped only when its board
 fields are malformed or its board is not a position a search can start from, with the reason.
+``read_epd`` and ``read_epd_file`` read a whole source and word what there is to report about it.
 """
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import chess
 
@@ -47,15 +48,17 @@ TEXT_OPCODES = frozenset(["id"] + ["c%d" % i for i in range(10)])
 """Operands are text (quoted or not)."""
 
 _PERFT_OPCODE = re.compile(r"D[1-9][0-9]?\Z")
-_PLACEMENT = re.compile(r"[1-8pnbrqkPNBRQK]+(/[1-8pnbrqkPNBRQK]+){7}\Z")
+PLACEMENT = re.compile(r"[1-8pnbrqkPNBRQK]+(/[1-8pnbrqkPNBRQK]+){7}\Z")
+"""A FEN's piece placement: eight ranks of pieces and empty-square counts."""
 _CASTLING = re.compile(r"(-|[KQkqA-Ha-h]{1,4})\Z")
 _EP = re.compile(r"(-|[a-h][36])\Z")
 _COUNTER = re.compile(r"[0-9]{1,9}\Z")
 _INTEGER = re.compile(r"[+-]?[0-9]{1,9}\Z")
 _FIELD = re.compile(r"\s*([^\s;]+)")
 """One board field: a word, ended by a blank or a semicolon (``... 0 1; bm Bb5``)."""
-_FIELD_NAMES = ("piece placement", "side to move", "castling field", "en passant field",
-                "halfmove clock", "fullmove number")
+FEN_FIELD_NAMES = ("piece placement", "side to move", "castling field", "en passant field",
+                   "halfmove clock", "fullmove number")
+"""The fields of a FEN, in order (an EPD line has the first four)."""
 _TOKEN = re.compile(r'"[^"]*"?|;|[^\s;"]+')
 _ANNOTATION = re.compile(r"[!?+#]+\Z")
 _MOVE_WORD = re.compile(r"([NBRQK]?[a-h]?[1-8]?[x:-]?[a-h][1-8](=?[NBRQnbrq])?|[a-h][1-8][a-h][1-8][nbrq]?"
@@ -250,6 +253,46 @@ class EpdReader:
         return moves
 
 
+@dataclass
+class EpdSource:
+    """The positions of one source (a file, standard input) and what to tell the user about it."""
+
+    records: List[EpdRecord]
+    """The usable positions, in line order."""
+    skipped: int
+    """Lines left out: no usable position, or refused by the caller's ``check``."""
+    problems: List[str]
+    """What to report, in line order: ``source:N: skipped: reason`` for each line left out, then
+    ``source: ...`` for each kind of thing the lenient reading left out (``EpdReader.summary``)."""
+
+
+def read_epd(lines: Iterable[str], source: str, chess960: bool = False,
+             check: Optional[Callable[[EpdRecord], Optional[str]]] = None,
+             skipped_as: str = "skipped") -> EpdSource:
+    """The positions of ``lines`` read by an ``EpdReader``, ``source`` naming them in the problems.
+    ``check`` may refuse a record by returning the reason; ``skipped_as`` words a line left out."""
+    reader = EpdReader(chess960)
+    records: List[EpdRecord] = []
+    problems: List[str] = []
+    for item in reader.read(lines):
+        reason = item.reason if isinstance(item, SkippedLine) else check(item) if check else None
+        if reason is None:
+            records.append(item)
+        else:
+            problems.append("%s:%d: %s: %s" % (source, item.number, skipped_as, reason))
+    left_out = len(problems)
+    problems.extend("%s: %s" % (source, message) for message in reader.summary())
+    return EpdSource(records, left_out, problems)
+
+
+def read_epd_file(path: str, chess960: bool = False,
+                  check: Optional[Callable[[EpdRecord], Optional[str]]] = None) -> EpdSource:
+    """``read_epd`` of the file at ``path`` (UTF-8, with or without a byte-order mark, bad bytes
+    replaced); OSError when it cannot be read."""
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        return read_epd(handle, path, chess960, check)
+
+
 def _play_uci(board: chess.Board, moves: List[str]) -> chess.Board:
     """``board`` after the UCI ``moves`` (the game history is kept for repetitions)."""
     for ply, text in enumerate(moves, 1):
@@ -278,12 +321,12 @@ def _board_fields(text: str) -> Tuple[List[str], str]:
     opcode ``x``). ValueError names the bad field."""
     fields: List[str] = []
     position = 0
-    for index, name in enumerate(_FIELD_NAMES):
+    for index, name in enumerate(FEN_FIELD_NAMES):
         match = _FIELD.match(text, position)
         if not match:
             break
         word = match.group(1)
-        if index == 0 and not _PLACEMENT.match(word):
+        if index == 0 and not PLACEMENT.match(word):
             raise ValueError("not a FEN or EPD position: %r" % _cut(text))
         if index == 1 and word not in ("w", "b"):
             # python-chess would assume White; Stockfish's 'position fen' assumes Black: refuse
@@ -303,7 +346,7 @@ def _board_fields(text: str) -> Tuple[List[str], str]:
         raise ValueError("not a FEN or EPD position: %r" % _cut(text))
     rest = text[position:]
     if len(fields) < 4 and rest.strip(" \t;"):
-        raise ValueError("bad position: no %s before the operations" % _FIELD_NAMES[len(fields)])
+        raise ValueError("bad position: no %s before the operations" % FEN_FIELD_NAMES[len(fields)])
     return fields, rest
 
 

@@ -22,7 +22,7 @@ import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matc
 import chess  # noqa: E402
 import chess.engine  # noqa: E402
 
-from engine.epd import EpdReader, EpdRecord  # noqa: E402
+from engine.epd import read_epd_file  # noqa: E402
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -38,10 +38,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     kept = total = 0
     with chess.engine.SimpleEngine.popen_uci(args.engine.split()) as engine:
         for path in args.epd:
-            reader = EpdReader()
-            with open(path, encoding="utf-8-sig", errors="replace") as handle:
-                records = [item for item in reader.read(handle) if isinstance(item, EpdRecord)]
-            for record in records:
+            for record in read_epd_file(path).records:
                 board, ops, line_number = record.board, record.ops, record.number
                 total += 1
                 info = engine.analyse(board, chess.engine.Limit(depth=args.depth))

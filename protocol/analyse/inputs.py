@@ -16,7 +16,7 @@ from typing import Callable, List, Optional, Tuple, Union
 
 import chess
 
-from engine.epd import EpdReader, SkippedLine, clean_line, is_comment
+from engine.epd import FEN_FIELD_NAMES, PLACEMENT, EpdReader, clean_line, is_comment, read_epd
 from engine.pgn import PgnReader, read_game, read_pgn_file  # noqa: F401 (read_game: for tasks, resume, review)
 
 PGN_SUFFIXES = (".pgn",)
@@ -149,7 +149,7 @@ def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
                 if first == last:
                     report("%s: not a file, and not a FEN (%s): %r" % (source, exc, argument))
                 else:
-                    what = "FEN" if _PLACEMENT.match(argument.split()[0]) else "position"
+                    what = "FEN" if PLACEMENT.match(argument.split()[0]) else "position"
                     report("%s: not a %s (%s): %r; quote the %s to pass it as one argument"
                            % (source, what, exc, argument, what))
                 found, bad = [], 1
@@ -162,11 +162,6 @@ def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
         tasks.extend(found)
         failed += bad
     return tasks, failed
-
-
-_PLACEMENT = re.compile(r"[1-8pnbrqkPNBRQK]+(/[1-8pnbrqkPNBRQK]+){7}\Z")
-_FEN_FIELD_COUNT = 6
-"""Placement, side to move, castling, en passant, halfmove clock, fullmove number."""
 
 
 def _join_split_fens(inputs: List[str]) -> List[Tuple[int, int, str]]:
@@ -186,12 +181,12 @@ def _join_split_fens(inputs: List[str]) -> List[Tuple[int, int, str]]:
         words = [inputs[index]]
         if not _is_file(inputs[index]):
             have = _fen_fields_lacking(inputs[index])
-            while 0 < have < _FEN_FIELD_COUNT and index + len(words) < len(inputs) \
+            while 0 < have < len(FEN_FIELD_NAMES) and index + len(words) < len(inputs) \
                     and _can_be_fen_field(inputs[index + len(words)], have):
                 words.append(inputs[index + len(words)])
                 have += 1
             parts = " ".join(words).split()
-            if parts and (parts[0] == "startpos" or _PLACEMENT.match(parts[0])):
+            if parts and (parts[0] == "startpos" or PLACEMENT.match(parts[0])):
                 moves = "moves" in parts
                 if not moves and index + len(words) < len(inputs) and inputs[index + len(words)] == "moves":
                     words.append("moves")
@@ -209,7 +204,7 @@ def _is_file(argument: str) -> bool:
 
 def _starts_an_input(argument: str) -> bool:
     """True for an argument that is an input of its own, never a piece of a split FEN."""
-    return (_is_file(argument) or argument in ("startpos", "moves") or bool(_PLACEMENT.match(argument))
+    return (_is_file(argument) or argument in ("startpos", "moves") or bool(PLACEMENT.match(argument))
             or any(char.isspace() for char in argument) or not argument)
 
 
@@ -217,7 +212,7 @@ def _fen_fields_lacking(argument: str) -> int:
     """The number of FEN fields in ``argument`` when it is a FEN that lacks some (a placement
     alone, ``"<placement> b"``, ...), else 0."""
     parts = argument.split()
-    if not parts or not _PLACEMENT.match(parts[0]) or len(parts) >= _FEN_FIELD_COUNT:
+    if not parts or not PLACEMENT.match(parts[0]) or len(parts) >= len(FEN_FIELD_NAMES):
         return 0
     if len(parts) > 1 and parts[1] not in ("w", "b"):
         return 0
@@ -262,29 +257,22 @@ def _looks_like_pgn(text: str) -> bool:
             continue
         if line.startswith("[") or line.startswith("{"):
             return True
-        return bool(_MOVETEXT.match(line)) and not _PLACEMENT.match(line.split()[0])
+        return bool(_MOVETEXT.match(line)) and not PLACEMENT.match(line.split()[0])
     return False
 
 
 def _read_epd(text: str, path: str, report: Report, chess960: bool) -> Tuple[List[Task], int]:
     """One task per position line; blank and comment lines are skipped, what the lenient
     reading left out is reported once for the file."""
-    tasks: List[Task] = []
-    failed = 0
-    reader = EpdReader(chess960)
-    for item in reader.read(text.splitlines()):
-        source = "%s:%d" % (path, item.number)
-        if isinstance(item, SkippedLine):
-            report("%s: bad position, skipped: %s" % (source, item.reason))
-            failed += 1
-        else:
-            tasks.append(_position_task(source, item.board, item.ops))
-    for message in reader.summary():
-        report("%s: %s" % (path, message))
-    if not tasks and not failed:
+    found = read_epd(text.splitlines(), path, chess960, skipped_as="bad position, skipped")
+    for message in found.problems:
+        report(message)
+    tasks: List[Task] = [_position_task("%s:%d" % (path, record.number), record.board, record.ops)
+                         for record in found.records]
+    if not tasks and not found.skipped:
         report("%s: no positions found" % path)
-        failed = 1
-    return tasks, failed
+        return tasks, 1
+    return tasks, found.skipped
 
 
 def _read_pgn(text: str, path: str, report: Report, side: Optional[chess.Color],

@@ -19,7 +19,7 @@ import chess
 import chess.engine
 
 from .engines import EnginePlayer, EngineSpec
-from engine.epd import EpdReader, EpdRecord, SkippedLine
+from engine.epd import EpdRecord, read_epd_file
 
 
 @dataclass
@@ -88,16 +88,11 @@ def load_suite(path: str, chess960: bool = False,
     points). engine/epd.py reads the quirks of real files; a line without a usable position
     or without anything to find is skipped and, like what the lenient reading left out,
     goes to ``report``."""
-    reader = EpdReader(chess960)
-    positions = []
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        for item in reader.read(handle):
-            problem = item.reason if isinstance(item, SkippedLine) else _suite_position(item, positions)
-            if problem and report is not None:
-                report("%s:%d: skipped: %s" % (path, item.number, problem))
+    positions: List[SuitePosition] = []
+    found = read_epd_file(path, chess960, check=lambda record: _suite_position(record, positions))
     if report is not None:
-        for message in reader.summary():
-            report("%s: %s" % (path, message))
+        for message in found.problems:
+            report(message)
     return positions
 
 

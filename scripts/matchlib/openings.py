@@ -11,7 +11,7 @@ from typing import Callable, List, Optional
 
 import chess
 
-from engine.epd import EpdReader, SkippedLine
+from engine.epd import read_epd_file
 from engine.pgn import PgnReader, read_pgn_file
 
 
@@ -39,19 +39,11 @@ def load_epd_openings(path: str, chess960: bool = False,
     """One opening per usable EPD/FEN line (engine/epd.py reads the quirks of real files); a
     line without a usable position, and what the lenient reading left out, go to ``report``."""
     name = os.path.basename(path)
-    reader = EpdReader(chess960)
-    openings = []
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        for item in reader.read(handle):
-            if isinstance(item, SkippedLine):
-                if report is not None:
-                    report("%s:%d: skipped: %s" % (path, item.number, item.reason))
-                continue
-            openings.append(Opening(item.board, [], item.id or "%s:%d" % (name, item.number)))
+    found = read_epd_file(path, chess960)
     if report is not None:
-        for message in reader.summary():
-            report("%s: %s" % (path, message))
-    return openings
+        for message in found.problems:
+            report(message)
+    return [Opening(record.board, [], record.id or "%s:%d" % (name, record.number)) for record in found.records]
 
 
 def load_pgn_openings(path: str, chess960: bool = False, plies: Optional[int] = None,
