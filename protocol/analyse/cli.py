@@ -27,6 +27,7 @@ from typing import IO, Callable, Iterator, List, Optional
 
 from engine.analysis import DEFAULT_DEPTH
 from engine.cpus import usable_cpus
+from protocol.analyse.annotate import VARIATIONS
 from protocol.analyse.inputs import Task, read_inputs
 from protocol.analyse import cluster_runner
 from protocol.analyse.review import collect as review_collect
@@ -91,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="PGN: only the positions with this side to move (its moves)")
     parser.add_argument("--from-move", type=_positive, metavar="N",
                         help="PGN: only the positions from full move N on")
+    parser.add_argument("--variations", choices=VARIATIONS, default="judged",
+                        help="--format pgn: the engine's line as a variation at judged moves (default, as "
+                             "lichess does), at every move that was not the engine's best (all), or nowhere")
     parser.add_argument("--hash", type=_positive, default=16, metavar="MB",
                         help="transposition table per worker (default 16)")
     parser.add_argument("--chess960", action="store_true",
@@ -168,7 +172,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     if depth is None and args.nodes is None and args.movetime is None:
         depth = DEFAULT_DEPTH
     return Settings(depth=depth, nodes=args.nodes, movetime_ms=args.movetime, multipv=args.multipv,
-                    hash_mb=args.hash, want_pgn=args.format == "pgn")
+                    hash_mb=args.hash, want_pgn=args.format == "pgn", variations=args.variations)
 
 
 def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,

@@ -28,7 +28,7 @@ RECORD_KEYS = (
     "source", "id", "game", "ply", "move_number", "fen", "turn", "move_uci", "move_san",
     "best_uci", "best_san", "white_cp", "white_mate", "cp", "mate", "pv_uci", "pv_san",
     "depth", "seldepth", "nodes", "time_ms", "game_over",
-    "after_white_cp", "after_white_mate", "loss", "cp_loss", "judgement", "lines")
+    "after_white_cp", "after_white_mate", "loss", "cp_loss", "judgement", "mate_judgement", "lines")
 """Keys of every record, in output order (fields that do not apply are null)."""
 
 LINE_KEYS = ("multipv", "move_uci", "move_san", "white_cp", "white_mate", "cp", "mate",
@@ -47,6 +47,14 @@ class Settings:
     hash_mb: int = 16
     want_pgn: bool = False
     """Build the annotated PGN text as well."""
+    variations: str = "judged"
+    """Where the annotated PGN gets the engine's line (``annotate.VARIATIONS``)."""
+    engine_name: Optional[str] = None
+    """The UCI engine's name (``id name``) with ``--engine``; None: Pruner in-process."""
+
+    def engine_text(self) -> str:
+        """``Pruner 0.1.0`` or the UCI engine's name, for the ``Annotator`` tag and the review."""
+        return self.engine_name or "Pruner %s" % engine.__version__
 
     def limits_text(self) -> str:
         """The limits, for the PGN ``Annotator`` tag."""
@@ -103,7 +111,7 @@ def _analyse(analyser: Analyser, board: chess.Board, settings: Settings) -> Anal
 
 
 def _annotator(settings: Settings) -> str:
-    return "Pruner %s (%s)" % (engine.__version__, settings.limits_text())
+    return "%s (%s)" % (settings.engine_text(), settings.limits_text())
 
 
 def _run_position(task: PositionTask, settings: Settings, tick: Tick, analyser: Analyser) -> TaskResult:
@@ -149,10 +157,11 @@ def _run_game(task: GameTask, settings: Settings, tick: Tick, analyser: Analyser
         if after is not None:
             record.update(after_white_cp=after.white_cp, after_white_mate=after.white_mate)
         if judgement is not None:
-            record.update(loss=judgement.loss, cp_loss=judgement.cp_loss, judgement=judgement.name)
+            record.update(loss=judgement.loss, cp_loss=judgement.cp_loss, judgement=judgement.name,
+                          mate_judgement=judgement.mate)
         records.append(record)
         if settings.want_pgn and move is not None:
-            annotate_move(nodes[ply], before, after, judgement)
+            annotate_move(nodes[ply], before, after, judgement, settings.variations)
     pgn = None
     if settings.want_pgn:
         game.headers["Annotator"] = _annotator(settings)

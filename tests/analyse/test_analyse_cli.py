@@ -281,22 +281,30 @@ def test_csv_has_a_row_per_position_and_line(files):
 
 # -- annotated PGN --------------------------------------------------------------------------
 
+def read_annotated(path):
+    with open(str(path)) as handle:
+        game = chess.pgn.read_game(handle)
+        assert chess.pgn.read_game(handle) is None
+    return game
+
+
+MATE_TEXTS = {"mate_created": "Checkmate is now unavoidable", "mate_lost": "Lost forced checkmate sequence"}
+
+
 def test_annotated_pgn_round_trips_through_python_chess(files, tmp_path):
     target = tmp_path / "annotated.pgn"
     status, out, _ = run(["--depth", "3", "--format", "pgn", "-o", str(target), "-q", files["opera.pgn"]])
     assert status == 0 and out == ""
     _, jsonl, _ = run(["--depth", "3", "-q", files["opera.pgn"]])
     items = records(jsonl)
-    with open(str(target)) as handle:
-        game = chess.pgn.read_game(handle)
-        assert chess.pgn.read_game(handle) is None
+    game = read_annotated(target)
     assert game.errors == [] and game.headers["Annotator"].endswith("(depth 3)")
     assert game.headers["White"] == "Paul Morphy"
     nodes = list(game.mainline())
     assert [node.move.uci() for node in nodes] == [item["move_uci"] for item in items[:-1]]
     nag_of = {"inaccuracy": chess.pgn.NAG_DUBIOUS_MOVE, "mistake": chess.pgn.NAG_MISTAKE,
               "blunder": chess.pgn.NAG_BLUNDER, None: None}
-    judged = 0
+    judged = unjudged_alternatives = 0
     for node, item in zip(nodes, items):
         after = node.eval()
         if item["after_white_mate"] == 0:  # checkmate on the board: no [%eval]
@@ -307,9 +315,10 @@ def test_annotated_pgn_round_trips_through_python_chess(files, tmp_path):
         assert set(node.nags) == ({nag_of[item["judgement"]]} if item["judgement"] else set())
         if item["judgement"]:
             judged += 1
-            assert "%s. Best was %s." % (item["judgement"].capitalize(), item["best_san"]) in node.comment
+            text = MATE_TEXTS.get(item["mate_judgement"], item["judgement"].capitalize())
+            assert "%s. Best was %s." % (text, item["best_san"]) in node.comment
         variations = node.parent.variations
-        if item["best_uci"] != item["move_uci"]:
+        if item["judgement"]:  # as lichess: the engine's line at judged moves only
             assert len(variations) == 2 and variations[0] is node
             line = variations[1]
             assert [n.move.uci() for n in [line] + list(line.mainline())] == item["pv_uci"]
@@ -317,7 +326,30 @@ def test_annotated_pgn_round_trips_through_python_chess(files, tmp_path):
             assert (engine_eval.score(), engine_eval.mate()) == (item["white_cp"], item["white_mate"])
         else:
             assert len(variations) == 1
-    assert judged == sum(1 for item in items if item["judgement"])
+            unjudged_alternatives += item["best_uci"] != item["move_uci"]
+    assert judged == sum(1 for item in items if item["judgement"]) and judged >= 3
+    assert unjudged_alternatives >= 3  # moves that were not the best but not judged: no variation
+    assert any(item["mate_judgement"] for item in items)  # 15... Nxd7 lets White mate in 2
+
+
+def test_variations_all_and_none(files, tmp_path):
+    _, jsonl, _ = run(["--depth", "3", "-q", files["opera.pgn"]])
+    items = records(jsonl)
+    for choice in ("all", "none"):
+        target = tmp_path / ("%s.pgn" % choice)
+        status, _, err = run(["--depth", "3", "--format", "pgn", "--variations", choice, "-o", str(target), "-q",
+                              files["opera.pgn"]])
+        assert status == 0, err
+        nodes = list(read_annotated(target).mainline())
+        for node, item in zip(nodes, items):
+            variations = node.parent.variations
+            if choice == "all" and item["best_uci"] != item["move_uci"]:
+                assert len(variations) == 2
+                assert [n.move.uci() for n in [variations[1]] + list(variations[1].mainline())] == item["pv_uci"]
+            else:
+                assert len(variations) == 1
+    status, _, err = run(["--variations", "some", "startpos"])
+    assert status == EXIT_USAGE and "--variations" in err
 
 
 def test_position_input_as_pgn():
@@ -360,6 +392,61 @@ def test_winning_chances_and_mates():
     walked_into_mate = judge(fake(chess.WHITE, chess.engine.Cp(50), chess.Move.from_uci("e2e4")),
                              fake(chess.BLACK, chess.engine.Mate(2)), chess.Move.from_uci("a2a3"))
     assert walked_into_mate.name == "blunder" and walked_into_mate.cp_loss == 1050
+    assert walked_into_mate.mate == "mate_created" and walked_into_mate.text == "Checkmate is now unavoidable"
+
+
+Cp, Mate = chess.engine.Cp, chess.engine.Mate
+
+
+@pytest.mark.parametrize("before,after,name,mate", [
+    # lichess (lila Advice.scala): a centipawn score before, mated after: "Checkmate is now unavoidable"
+    (Cp(50), Mate(-2), "blunder", "mate_created"),
+    (Cp(-500), Mate(-4), "blunder", "mate_created"),      # by winning chances only a mistake (0.22)
+    (Cp(-800), Mate(-5), "mistake", "mate_created"),      # by winning chances not even an inaccuracy (0.05)
+    (Cp(-1200), Mate(-5), "inaccuracy", "mate_created"),  # lost anyway
+    (Cp(-999), Mate(-5), "mistake", "mate_created"),      # "< -999" is lichess's bound
+    # mating before, not after: "Lost forced checkmate sequence"
+    (Mate(3), Cp(150), "blunder", "mate_lost"),
+    (Mate(3), Cp(800), "mistake", "mate_lost"),           # by winning chances 0.05: nothing
+    (Mate(3), Cp(1500), "inaccuracy", "mate_lost"),
+    (Mate(3), Cp(999), "mistake", "mate_lost"),           # "> 999" is lichess's bound
+    (Mate(2), Mate(-3), "blunder", "mate_lost"),          # from mating to mated
+    # mate changes lichess does not judge
+    (Mate(2), Mate(6), None, None),                       # a slower mate
+    (Cp(300), Mate(4), None, None),                       # a mate found
+    (Mate(-6), Mate(-2), None, None),                     # mated either way
+    (Mate(-3), Cp(-400), None, None),                     # escaped a mate
+])
+def test_mate_judgements_follow_lichess(before, after, name, mate):
+    played, best = chess.Move.from_uci("a2a3"), chess.Move.from_uci("e2e4")
+    # scores from the mover's (White's) view; the position after the move has Black to move
+    verdict = judge(fake(chess.WHITE, before, best),
+                    fake(chess.BLACK, chess.engine.PovScore(after, chess.WHITE).pov(chess.BLACK)), played)
+    assert (verdict.name, verdict.mate) == (name, mate)
+    if mate:
+        nag = {"inaccuracy": chess.pgn.NAG_DUBIOUS_MOVE, "mistake": chess.pgn.NAG_MISTAKE,
+               "blunder": chess.pgn.NAG_BLUNDER}[name]
+        assert verdict.nag == nag
+        assert verdict.text == {"mate_created": "Checkmate is now unavoidable",
+                                "mate_lost": "Lost forced checkmate sequence"}[mate]
+    same = judge(fake(chess.WHITE, before, played),
+                 fake(chess.BLACK, chess.engine.PovScore(after, chess.WHITE).pov(chess.BLACK)), played)
+    assert same.name is None and same.mate is None  # the engine's own move is never judged
+
+
+def test_a_mate_judgement_in_records_and_pgn(tmp_path):
+    # 1. f3 e5 2. g4?? lets Black mate at once (Qh4#): "Checkmate is now unavoidable"
+    pgn = tmp_path / "fool.pgn"
+    pgn.write_text('[White "A"]\n[Black "B"]\n[Result "0-1"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n')
+    status, out, err = run(["--depth", "3", "-q", str(pgn)])
+    assert status == 0, err
+    items = records(out)
+    assert [(item["judgement"], item["mate_judgement"]) for item in items][2] == ("blunder", "mate_created")
+    assert all(item["mate_judgement"] is None for i, item in enumerate(items) if i != 2)
+    status, out, err = run(["--depth", "3", "-q", "--format", "pgn", str(pgn)])
+    node = list(chess.pgn.read_game(io.StringIO(out)).mainline())[2]
+    assert node.comment.endswith("Checkmate is now unavoidable. Best was %s." % items[2]["best_san"])
+    assert node.nags == {chess.pgn.NAG_BLUNDER} and len(node.parent.variations) == 2
 
 
 # -- progress bar -------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ import io
 import os
 from typing import Callable, List, Optional
 
-import engine
 from protocol.analyse.inputs import Task
 from protocol.analyse.review.html import render_report
 from protocol.analyse.review.model import GameReview, Review, build_review
@@ -92,7 +91,7 @@ class ReviewCollector:
 
     def reviews(self, tasks: List[Task], settings: Settings) -> List[Review]:
         """One review per task, in input order (results come in task order)."""
-        limits = "Pruner %s, %s" % (engine.__version__, settings.limits_text())
+        limits = "%s, %s" % (settings.engine_text(), settings.limits_text())
         reviews = []
         for index, (task, result) in enumerate(zip(tasks, self.results), 1):
             if task.source != result.source:
