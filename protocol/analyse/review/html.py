@@ -215,12 +215,21 @@ def _stats_table(review: GameReview) -> str:
         """One side's average centipawn loss for the table (a dash without judged moves)."""
         return "–" if side.acpl is None else "%.0f" % side.acpl
 
+    def accuracy(side) -> str:
+        return "–" if side.accuracy is None else "%.0f%%" % side.accuracy
+
+    rows.append('<tr class="accuracy"><td>Accuracy</td><td data-accuracy="%s">%s</td><td data-accuracy="%s">%s</td></tr>'
+                % (_number(white.accuracy), accuracy(white), _number(black.accuracy), accuracy(black)))
     rows.append("<tr><td>Average centipawn loss</td><td>%s</td><td>%s</td></tr>" % (acpl(white), acpl(black)))
     for name in JUDGEMENTS:
         rows.append('<tr><td class="%s">%s (%s)</td><td>%d</td><td>%d</td></tr>' % (
             name, PLURALS[name], NAG_SYMBOLS[name], white.counts[name], black.counts[name]))
     rows.append("<tr><td>Moves judged</td><td>%d</td><td>%d</td></tr>" % (white.moves, black.moves))
     return '<table class="stats">%s</table>' % "".join(rows)
+
+
+def _number(value: Optional[float]) -> str:
+    return "" if value is None else "%.4f" % value
 
 
 def _move_list(review: GameReview) -> str:

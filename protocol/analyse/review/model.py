@@ -21,6 +21,7 @@ import chess.pgn
 
 from protocol.analyse.annotate import CP_CAP, capped_cp
 from protocol.analyse.inputs import PositionTask, Task, read_game
+from protocol.analyse.review.accuracy import game_accuracy, win_percent
 from protocol.analyse.tasks import TaskResult
 
 JUDGEMENTS = ("inaccuracy", "mistake", "blunder")
@@ -47,6 +48,8 @@ class SideStats:
     """Sum of the capped centipawn losses of those moves."""
     counts: Dict[str, int] = field(default_factory=lambda: dict.fromkeys(JUDGEMENTS, 0))
     """Judged moves by judgement name."""
+    accuracy: Optional[float] = None
+    """lichess's accuracy 0..100 of the side's moves (``GameReview.accuracy``); None without one."""
 
     @property
     def acpl(self) -> Optional[float]:
@@ -121,8 +124,29 @@ class GameReview:
         return marks
 
     def stats(self) -> Dict[chess.Color, SideStats]:
-        """Each side's judged moves and centipawn loss."""
-        return side_stats(self.records.values())
+        """Each side's judged moves, centipawn loss and accuracy."""
+        stats = side_stats(self.records.values())
+        for side, accuracy in self.accuracy().items():
+            stats[side].accuracy = accuracy
+        return stats
+
+    def position_scores(self) -> List[Optional[int]]:
+        """White's capped score of every position of the game (index = plies played, 0 = the
+        start, the last = after the last move): a record's own score, else the score after
+        the previous record's move; None where neither was analysed."""
+        scores: List[Optional[int]] = []
+        for ply in range(len(self.plies) + 1):
+            record = self.records.get(ply)
+            score = white_score(record) if record is not None else None
+            if score is None and ply - 1 in self.records:
+                score = after_white_score(self.records[ply - 1])
+            scores.append(score)
+        return scores
+
+    def accuracy(self) -> Dict[chess.Color, Optional[float]]:
+        """Each side's accuracy as lichess computes it (``accuracy.game_accuracy``)."""
+        wins = [None if score is None else win_percent(score) for score in self.position_scores()]
+        return game_accuracy(wins, self.start.turn)
 
     @property
     def nodes(self) -> int:
@@ -167,6 +191,18 @@ def white_score(record: Dict) -> Optional[int]:
         return None
     turn = chess.WHITE if record.get("turn") == "w" else chess.BLACK
     return capped_cp(chess.engine.PovScore(relative, turn).white())
+
+
+def after_white_score(record: Dict) -> Optional[int]:
+    """White's capped score of the position after a record's move (None: not analysed)."""
+    if record.get("after_white_mate") is not None:
+        mate = record["after_white_mate"]
+        if mate == 0:  # checkmate on the board: the side to move after the move, the opponent, is mated
+            return CP_CAP if record.get("turn") == "w" else -CP_CAP
+        return capped_cp(chess.engine.Mate(mate))
+    if record.get("after_white_cp") is not None:
+        return capped_cp(chess.engine.Cp(record["after_white_cp"]))
+    return None
 
 
 def chart_points(records) -> List[Tuple[int, int]]:
