@@ -2,14 +2,17 @@
 
     pruner analyse [--depth N] [--nodes N] [--movetime MS] [--multipv K] [--jobs N]
                    [--format jsonl|csv|pgn] [-o FILE] [--side white|black] [--from-move N]
-                   [--hash MB] [--chess960] [--quiet] INPUT...
+                   [--hash MB] [--chess960] [--quiet] [--engine CMD [--engine-option NAME=VALUE]...]
+                   INPUT...
 
-Tasks (one per position, one per game) run in ``--jobs`` worker processes; results are
-written in input order, each flushed as soon as it and everything before it is done.
+Tasks (one per position, one per game) run in ``--jobs`` worker processes, or with
+``--engine`` on ``--jobs`` processes of that UCI engine; results are written in input order,
+each flushed as soon as it and everything before it is done.
 Exit status: 0 when every input was usable, else the number of inputs that failed (bad FEN
 or EPD line, broken PGN game, unreadable file, failed analysis) capped at 63; 64 for a
-usage error or an output file that cannot be written (sysexits ``EX_USAGE``); 69 when the
-``--cluster`` cannot be used (``EX_UNAVAILABLE``); 130 when interrupted (Ctrl-C). See docs/analysis.md
+usage error (an ``--engine-option`` the engine refuses included) or an output file that
+cannot be written (sysexits ``EX_USAGE``); 69 when the ``--cluster`` or the ``--engine``
+cannot be used (``EX_UNAVAILABLE``); 130 when interrupted (Ctrl-C). See docs/analysis.md
 and docs/cluster.md.
 """
 
@@ -29,7 +32,7 @@ from engine.analysis import DEFAULT_DEPTH
 from engine.cpus import usable_cpus
 from protocol.analyse.annotate import VARIATIONS
 from protocol.analyse.inputs import Task, read_inputs
-from protocol.analyse import cluster_runner
+from protocol.analyse import cluster_runner, uci_engine
 from protocol.analyse.review import collect as review_collect
 from protocol.analyse.output import FORMATS, Progress, make_writer
 from protocol.analyse.resume import ResumeError, resume_output
@@ -73,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Analyse positions (FEN strings, EPD files) or games (PGN files) with Pruner. "
                     "Writes one JSON object per position to stdout unless told otherwise.",
         epilog="Exit status: 0 all inputs analysed; 1-63 that many inputs failed (63: 63 or more); "
-               "64 usage error; 69 --cluster unavailable; 130 interrupted. Details: docs/analysis.md.")
+               "64 usage error; 69 --cluster or --engine unavailable; 130 interrupted. Details: docs/analysis.md.")
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="a FEN or EPD string (quoted) or 'startpos', an .epd file (any non-.pgn file "
                              "is read as one FEN/EPD per line), a .pgn file, or '-' for standard input")
@@ -101,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="read FEN/EPD castling rights as Chess960 (detected on its own when unambiguous)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary on stderr")
     review_collect.add_arguments(parser)  # --report FILE.html, --plot FILE.png
-    cluster_runner.add_arguments(parser)  # --cluster ADDRESS, --engine CMD, --resume
+    uci_engine.add_arguments(parser)  # --engine CMD, --engine-option NAME=VALUE
+    cluster_runner.add_arguments(parser)  # --cluster ADDRESS, --resume
     return parser
 
 
@@ -167,12 +171,13 @@ class Runner:
             self.tick(ticks.get())
 
 
-def _settings(args: argparse.Namespace) -> Settings:
+def _settings(args: argparse.Namespace, engine_name: Optional[str] = None) -> Settings:
     depth = args.depth
     if depth is None and args.nodes is None and args.movetime is None:
         depth = DEFAULT_DEPTH
     return Settings(depth=depth, nodes=args.nodes, movetime_ms=args.movetime, multipv=args.multipv,
-                    hash_mb=args.hash, want_pgn=args.format == "pgn", variations=args.variations)
+                    hash_mb=args.hash, want_pgn=args.format == "pgn", variations=args.variations,
+                    engine_name=engine_name)
 
 
 def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
@@ -185,15 +190,22 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     try:
         args = parser.parse_args(argv)
         review = review_collect.from_args(args, parser)  # None without --report/--plot
-        problem = cluster_runner.check_arguments(args)
+        problem = cluster_runner.check_arguments(args) or uci_engine.check_arguments(args)
         if problem is not None:
             raise UsageError(problem)
-    except UsageError as exc:
+        engine_name = None
+        if args.engine_command and not args.cluster:  # the cluster runner checks on a worker
+            engine_name = uci_engine.probe(args.engine_command, args.hash, args.engine_options)
+    except (UsageError, uci_engine.EngineOptionError) as exc:
         parser.print_usage(stderr)
         stderr.write("pruner analyse: error: %s\n" % exc)
         return EXIT_USAGE
+    except uci_engine.EngineStartError as exc:
+        stderr.write("pruner analyse: %s\n" % exc)
+        return cluster_runner.EXIT_UNAVAILABLE
     except SystemExit as exc:  # --help
         return exc.code if isinstance(exc.code, int) else 0
+    settings = _settings(args, engine_name)
 
     started = time.monotonic()
     progress = Progress(0, stderr, enabled=False)
@@ -236,12 +248,16 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
                             enabled=not args.quiet and _isatty(stderr))
         jobs = args.jobs or usable_cpus()
         if args.cluster:  # Dask (protocol/analyse/cluster_runner.py)
-            runner = cluster_runner.ClusterRunner(args.cluster, _settings(args), progress.advance,
+            runner = cluster_runner.ClusterRunner(args.cluster, settings, progress.advance,
                                                    (lambda message: None) if args.quiet else report,
-                                                   engine=args.engine)
+                                                   engine=args.engine_command, engine_options=args.engine_options)
+        elif args.engine_command:  # another UCI engine, --jobs processes (protocol/analyse/uci_engine.py)
+            runner = uci_engine.EngineRunner(args.engine_command, args.engine_options, settings, jobs,
+                                             progress.advance)
         else:
-            runner = Runner(_settings(args), jobs, progress.advance)
+            runner = Runner(settings, jobs, progress.advance)
         with runner:
+            settings = runner.settings  # the cluster runner names the engine it found on a worker
             for result in runner.run(tasks):
                 if result.error is not None:
                     failed += 1
@@ -251,6 +267,12 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
     except ClusterError as exc:
+        report(str(exc))
+        status = cluster_runner.EXIT_UNAVAILABLE
+    except uci_engine.EngineOptionError as exc:  # --cluster: refused on a worker before any work
+        report("error: %s" % exc)
+        status = EXIT_USAGE
+    except uci_engine.EngineStartError as exc:
         report(str(exc))
         status = cluster_runner.EXIT_UNAVAILABLE
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
@@ -265,7 +287,7 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         return status
     if status is not None:
         return status
-    if review is not None and not review.finish(tasks, _settings(args), report):
+    if review is not None and not review.finish(tasks, settings, report):
         return EXIT_USAGE
     if not args.quiet:
         stderr.write("pruner analyse: %d position%s in %.1f s%s\n" % (

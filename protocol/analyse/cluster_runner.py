@@ -21,11 +21,10 @@ import argparse
 import atexit
 import math
 import queue
-import shlex
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from engine.analysis import Analyser
@@ -53,14 +52,12 @@ REFRESH_SECONDS = 2.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--cluster``, ``--engine`` and ``--resume`` on the ``pruner analyse`` parser."""
+    """``--cluster`` and ``--resume`` on the ``pruner analyse`` parser (``--engine``:
+    ``uci_engine.add_arguments``)."""
     group = parser.add_argument_group("cluster and resuming (docs/cluster.md)")
     group.add_argument("--cluster", metavar="ADDRESS",
                        help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N "
                             "(N local worker processes); needs pip install 'pruner-chess[cluster]'")
-    group.add_argument("--engine", metavar="CMD",
-                       help="with --cluster: each worker thread searches with this UCI engine "
-                            "(e.g. 'pypy3 -m protocol') instead of in-process")
     group.add_argument("--resume", action="store_true",
                        help="with -o FILE: keep what FILE holds from an interrupted run of the same "
                             "command and analyse only the rest")
@@ -70,10 +67,6 @@ def check_arguments(args: argparse.Namespace) -> Optional[str]:
     """A usage error message for a bad combination of the options above, or None."""
     if args.resume and not args.output:
         return "--resume needs -o FILE"
-    if args.engine is not None and not args.cluster:
-        return "--engine needs --cluster (use --cluster local:N on one machine)"
-    if args.engine is not None and not shlex.split(args.engine):
-        return "--engine: empty command"
     if args.cluster:
         try:
             parse_address(args.cluster)
@@ -89,6 +82,8 @@ class RunSpec:
     settings: Settings
     engine: Optional[Tuple[str, ...]]
     """UCI engine command, or None for the in-process searcher."""
+    engine_options: Tuple[Tuple[str, str], ...]
+    """Its ``--engine-option`` pairs."""
     identity: Tuple[Tuple[str, str], ...]
     """The client's ``code_identity`` (as items): a worker with other code refuses the task."""
     topic: str
@@ -108,18 +103,25 @@ def _close_analyser(analyser: object) -> None:
 
 
 _ANALYSERS = WorkerCache(_close_analyser)
-"""This worker process's searchers, one per (thread, engine, hash size): kept across tasks."""
+"""This worker process's searchers, one per (thread, engine, options, hash size): kept across tasks."""
 
 
-def _worker_analyser(engine: Optional[Tuple[str, ...]], hash_mb: int):
+def _worker_analyser(engine: Optional[Tuple[str, ...]], options: Tuple[Tuple[str, str], ...], hash_mb: int):
     def make():
         if engine is None:
             return Analyser(hash_mb)
         from protocol.analyse.uci_engine import UciAnalyser
-        return UciAnalyser(list(engine), hash_mb)
+        return UciAnalyser(list(engine), hash_mb, options=options)
 
-    return _ANALYSERS.get((engine, hash_mb), make,
+    return _ANALYSERS.get((engine, options, hash_mb), make,
                           usable=lambda analyser: engine is None or analyser.alive)
+
+
+def probe_engine(engine: Tuple[str, ...], options: Tuple[Tuple[str, str], ...], hash_mb: int) -> str:
+    """The Dask task run once before a ``--engine`` run: start the engine on a worker, check
+    the options, quit; the engine's name (``uci_engine.probe``)."""
+    from protocol.analyse.uci_engine import probe
+    return probe(list(engine), hash_mb, options)
 
 
 def release_analysers() -> int:
@@ -142,7 +144,7 @@ def _event_logger(topic: str) -> Callable[[object], None]:
 def analyse_chunk(spec: RunSpec, items: Sequence[Item]) -> List[Tuple[int, TaskResult]]:
     """The Dask task: run ``items`` in order on this thread's searcher; their results."""
     require_identity(PACKAGES, dict(spec.identity))
-    analyser = _worker_analyser(spec.engine, spec.settings.hash_mb)
+    analyser = _worker_analyser(spec.engine, spec.engine_options, spec.settings.hash_mb)
     log = _event_logger(spec.topic)
     results = []
     for index, task in items:
@@ -190,12 +192,15 @@ class ClusterRunner:
     manager that connects (or starts a LocalCluster), checks the workers and cleans up."""
 
     def __init__(self, address: str, settings: Settings, tick: Callable[[int], None],
-                 say: Callable[[str], None], engine: Optional[str] = None) -> None:
+                 say: Callable[[str], None], engine: Optional[Sequence[str]] = None,
+                 engine_options: Tuple[Tuple[str, str], ...] = ()) -> None:
         self.address = address
         self.settings = settings
+        """The run's settings; with ``--engine``, ``engine_name`` is filled in on entering."""
         self.tick = tick
         self.say = say
-        self.engine = tuple(shlex.split(engine)) if engine else None
+        self.engine = tuple(engine) if engine else None
+        self.engine_options = tuple(engine_options)
         self.cluster: Optional[Cluster] = None
         self._context = None
         self._identity: Dict[str, str] = {}
@@ -208,6 +213,10 @@ class ClusterRunner:
             self.cluster.wait_for_workers(self.say)
             self._identity = self.cluster.check_workers(PACKAGES)
             self.say("cluster %s" % self.cluster.describe())
+            if self.engine is not None:  # options refused before any work, naming them
+                name = self.cluster.client.submit(probe_engine, self.engine, self.engine_options,
+                                                  self.settings.hash_mb, pure=False).result()
+                self.settings = replace(self.settings, engine_name=name)
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -235,7 +244,7 @@ class ClusterRunner:
             return
         client = self.cluster.client
         threads = max(1, self.cluster.total_threads())
-        spec = RunSpec(self.settings, self.engine, tuple(sorted(self._identity.items())),
+        spec = RunSpec(self.settings, self.engine, self.engine_options, tuple(sorted(self._identity.items())),
                        "pruner-analyse-%s" % uuid.uuid4().hex[:12])
         events: "queue.Queue[Tuple[str, object]]" = queue.Queue()
         client.subscribe_topic(spec.topic, lambda event: events.put(("tick", event[1])))

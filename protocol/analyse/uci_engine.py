@@ -1,33 +1,186 @@
-"""An ``Analyser`` look-alike that searches with a UCI engine subprocess (``--engine CMD``).
+"""``pruner analyse --engine CMD``: any UCI engine behind the same tasks, records, PGN and review.
 
-``pruner analyse --cluster ... --engine "pypy3 -m protocol"`` lets each cluster worker drive
-one long-lived engine process (PyPy Pruner searches several times faster than CPython) with
-the same tasks and records as the in-process searcher: ``new_game()`` sends ``ucinewgame``
+``UciAnalyser`` is an ``Analyser`` look-alike that drives one engine process through
+python-chess's ``chess.engine``: ``new_game()`` makes the next search send ``ucinewgame``
 (the engine forgets its tables, like ``Analyser.new_game``), ``analyse()`` sends
 ``position``/``go`` and turns the final ``info`` lines into an ``engine.analysis.Analysis``.
 With Pruner as the engine the records equal the in-process ones at a fixed depth or node
 count (same search, same tables), apart from ``time_ms``.
+
+Without ``--cluster``, ``EngineRunner`` runs the tasks on ``--jobs`` such engines, one
+thread of this process driving each (the engines do the searching; the threads wait);
+with ``--cluster`` each Dask worker thread keeps one (``cluster_runner``). The engine's own
+settings come from ``--engine-option NAME=VALUE``: ``probe`` starts the engine once before
+anything is analysed and refuses an option the engine does not have or a value it would not
+take, naming it.
 """
 
-from typing import Dict, List, Optional
+import argparse
+import asyncio
+import concurrent.futures
+import queue
+import shlex
+import threading
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import chess
 import chess.engine
 
 from engine.analysis import Analysis, Line, san_line
 from engine.position import unplayable
+from protocol.analyse.inputs import Task
+from protocol.analyse.tasks import Settings, TaskResult, run_task
 
 INFO = chess.engine.INFO_ALL
+START_TIMEOUT = 30.0
+"""Seconds an engine may take to answer ``uci``/``isready`` (and any other command but ``go``)."""
+POLL_SECONDS = 0.1
+"""How often the runner collects progress ticks while it waits for a result."""
+
+MANAGED_HINTS = {"multipv": " (use --multipv)", "uci_chess960": " (from the position)",
+                 "ponder": " (analysis never ponders)", "uci_variant": " (standard chess or Chess960 only)"}
+"""Why an option python-chess sets on its own cannot be given."""
+
+EngineOptions = Tuple[Tuple[str, str], ...]
+"""``--engine-option`` pairs (name, value) as given, in order."""
+
+
+class EngineStartError(Exception):
+    """The engine cannot be started or does not speak UCI."""
+
+
+class EngineOptionError(Exception):
+    """An ``--engine-option`` the engine does not have, or a value it would not take."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--engine`` and ``--engine-option`` on the ``pruner analyse`` parser."""
+    group = parser.add_argument_group("another UCI engine (docs/analysis.md)")
+    group.add_argument("--engine", metavar="CMD",
+                       help="search with this UCI engine instead of Pruner in-process, e.g. /usr/games/stockfish "
+                            "or 'pypy3 -m protocol' (--jobs N: N engine processes; with --cluster: one per "
+                            "worker thread)")
+    group.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
+                       help="set a UCI option of --engine, e.g. 'Threads=2' or 'Skill Level=10' (repeatable); "
+                            "checked against the engine's own list before anything is analysed")
+
+
+def parse_engine_options(texts: Sequence[str]) -> EngineOptions:
+    """``NAME=VALUE`` texts as (name, value) pairs; ValueError naming the bad one."""
+    pairs: List[Tuple[str, str]] = []
+    seen = set()
+    for text in texts:
+        name, equals, value = text.partition("=")
+        name = name.strip()
+        if not equals or not name:
+            raise ValueError("--engine-option %r: expected NAME=VALUE" % text)
+        if name.lower() in seen:
+            raise ValueError("--engine-option %r: %s is given twice" % (text, name))
+        seen.add(name.lower())
+        pairs.append((name, value.strip()))
+    return tuple(pairs)
+
+
+def check_arguments(args: argparse.Namespace) -> Optional[str]:
+    """A usage error message for ``--engine``/``--engine-option``, or None; sets
+    ``args.engine_command`` (a list, or None) and ``args.engine_options`` (pairs)."""
+    args.engine_command = None
+    args.engine_options = ()
+    if args.engine_option and args.engine is None:
+        return "--engine-option needs --engine"
+    if args.engine is None:
+        return None
+    try:
+        args.engine_command = shlex.split(args.engine)
+    except ValueError as exc:
+        return "--engine: %s" % exc
+    if not args.engine_command:
+        return "--engine: empty command"
+    try:
+        args.engine_options = parse_engine_options(args.engine_option)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def engine_config(options: "chess.engine.UciOptionMap[chess.engine.Option]", hash_mb: Optional[int],
+                  pairs: EngineOptions) -> Dict[str, chess.engine.ConfigValue]:
+    """The ``configure`` mapping for an engine declaring ``options``: ``Hash`` from ``--hash``
+    (when the engine has it and no ``--engine-option`` sets it), then every pair, checked
+    against the engine's declaration; EngineOptionError naming the first bad one."""
+    config: Dict[str, chess.engine.ConfigValue] = {}
+    given = {name.lower() for name, _ in pairs}
+    if hash_mb is not None and "Hash" in options and "hash" not in given:
+        try:
+            config[options["Hash"].name] = options["Hash"].parse(hash_mb)
+        except chess.engine.EngineError as exc:
+            raise EngineOptionError("--hash %d: %s" % (hash_mb, exc))
+    for name, value in pairs:
+        shown = "--engine-option '%s=%s'" % (name, value)
+        option = options.get(name)
+        if option is None:
+            raise EngineOptionError("%s: the engine has no option %r (it has: %s)" % (
+                shown, name, ", ".join(sorted(options, key=str.lower)) or "none"))
+        if option.is_managed():
+            raise EngineOptionError("%s: %s is set by pruner analyse itself%s" % (
+                shown, option.name, MANAGED_HINTS.get(option.name.lower(), "")))
+        if option.type in ("button", "reset", "save"):
+            raise EngineOptionError("%s: %s is a button, not a setting" % (shown, option.name))
+        if option.type == "check":
+            if value.lower() not in ("true", "false"):
+                raise EngineOptionError("%s: %s is a check option: true or false" % (shown, option.name))
+            config[option.name] = value.lower() == "true"
+            continue
+        if option.type == "combo":  # the engine's own spelling of the value
+            value = next((choice for choice in option.var or [] if choice.lower() == value.lower()), value)
+        try:
+            config[option.name] = option.parse(value)
+        except chess.engine.EngineError as exc:
+            raise EngineOptionError("%s: %s" % (shown, exc))
+    return config
+
+
+def start_engine(command: Sequence[str], timeout: float = START_TIMEOUT,
+                 setpgrp: bool = False) -> chess.engine.SimpleEngine:
+    """The engine process, past ``uci``/``uciok``; EngineStartError saying why not."""
+    try:
+        return chess.engine.SimpleEngine.popen_uci(list(command), timeout=timeout, setpgrp=setpgrp)
+    except (OSError, chess.engine.EngineError, asyncio.TimeoutError, TimeoutError) as exc:
+        reason = str(exc) or type(exc).__name__
+        if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+            reason = "no uciok within %g s" % timeout
+        raise EngineStartError("--engine %s: cannot start it: %s" % (shlex.join(list(command)), reason))
+
+
+def probe(command: Sequence[str], hash_mb: Optional[int], pairs: EngineOptions,
+          timeout: float = START_TIMEOUT) -> str:
+    """Start the engine, check the options against its declaration, quit; its name
+    (``id name``, else the command). EngineStartError or EngineOptionError otherwise."""
+    analyser = UciAnalyser(command, hash_mb, timeout, pairs)
+    try:
+        return analyser.name
+    finally:
+        analyser.close()
 
 
 class UciAnalyser:
     """One UCI engine process with ``Analyser``'s ``analyse``/``new_game`` interface."""
 
-    def __init__(self, command: List[str], hash_mb: int = 16, timeout: float = 30.0) -> None:
+    def __init__(self, command: Sequence[str], hash_mb: Optional[int] = 16, timeout: float = START_TIMEOUT,
+                 options: EngineOptions = (), setpgrp: bool = False) -> None:
+        """Start ``command`` and configure it (``Hash`` from ``hash_mb``, then ``options``);
+        EngineStartError or EngineOptionError (the process is gone then)."""
         self.command = list(command)
-        self.engine = chess.engine.SimpleEngine.popen_uci(self.command, timeout=timeout)
-        if "Hash" in self.engine.options:
-            self.engine.configure({"Hash": hash_mb})
+        self.engine = start_engine(self.command, timeout, setpgrp)
+        try:
+            self.engine.configure(engine_config(self.engine.options, hash_mb, options))
+            self.name = self.engine.id.get("name") or shlex.join(self.command)
+        except chess.engine.EngineTerminatedError as exc:
+            self.kill()
+            raise EngineStartError("--engine %s: died while being set up: %s" % (shlex.join(self.command), exc))
+        except BaseException:
+            self.kill()
+            raise
         self._game = 0
 
     @property
@@ -75,7 +228,110 @@ class UciAnalyser:
         try:
             self.engine.quit()
         except Exception:  # noqa: BLE001 - already gone
+            self.kill()
+
+    def kill(self) -> None:
+        """Stop the engine now, searching or not (the process is killed)."""
+        try:
+            self.engine.close()
+        except Exception:  # noqa: BLE001 - already gone
+            pass
+
+
+class EngineRunner:
+    """``Runner`` for ``--engine CMD`` without ``--cluster``: ``run(tasks)`` yields results in
+    input order; up to ``jobs`` engine processes search at once, each driven by one thread.
+
+    A context manager: leaving it quits the engines, or kills them when leaving on an
+    exception (Ctrl-C). The engines run in their own process group, so a terminal's Ctrl-C
+    reaches only ``pruner analyse``, which then stops them. An engine that dies fails its
+    task (reported, counted) and is replaced for the next one.
+    """
+
+    def __init__(self, command: Sequence[str], options: EngineOptions, settings: Settings, jobs: int,
+                 tick: Callable[[int], None], timeout: float = START_TIMEOUT) -> None:
+        self.command = list(command)
+        self.options = tuple(options)
+        self.settings = settings
+        self.jobs = max(1, jobs)
+        self.tick = tick
+        self.timeout = timeout
+        self.started: List[UciAnalyser] = []
+        """Every engine started so far (for the tests: ``--jobs N`` starts at most N)."""
+        self._idle: "queue.SimpleQueue[UciAnalyser]" = queue.SimpleQueue()
+        self._ticks: "queue.SimpleQueue[int]" = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._executor: Optional[concurrent.futures.ThreadPoolExecutor] = None
+
+    def __enter__(self) -> "EngineRunner":
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        with self._lock:
+            self._closed = True
+            engines = list(self.started)
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        for analyser in engines:
+            if kind is None:
+                analyser.close()
+            else:
+                analyser.kill()
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)  # the threads end once their engines are gone
+            self._executor = None
+
+    def _take(self) -> UciAnalyser:
+        """An idle live engine, or a new one."""
+        while True:
             try:
-                self.engine.close()
-            except Exception:  # noqa: BLE001
-                pass
+                analyser = self._idle.get_nowait()
+            except queue.Empty:
+                break
+            if analyser.alive:
+                return analyser
+            analyser.kill()
+        analyser = UciAnalyser(self.command, self.settings.hash_mb, self.timeout, self.options, setpgrp=True)
+        with self._lock:
+            self.started.append(analyser)
+            closed = self._closed
+        if closed:  # the run ended while this one was starting
+            analyser.kill()
+            raise EngineStartError("the run is over")
+        return analyser
+
+    def _run_one(self, task: Task) -> TaskResult:
+        try:
+            analyser = self._take()
+        except (EngineStartError, EngineOptionError) as exc:
+            return TaskResult(task.source, error=str(exc))
+        try:
+            return run_task(task, self.settings, self._ticks.put, analyser)
+        finally:
+            self._idle.put(analyser)
+
+    def run(self, tasks: List[Task]) -> Iterator[TaskResult]:
+        """Results in the order of ``tasks``."""
+        if not tasks:
+            return
+        self._executor = concurrent.futures.ThreadPoolExecutor(min(self.jobs, len(tasks)),
+                                                               thread_name_prefix="pruner-analyse-engine")
+        futures = [self._executor.submit(self._run_one, task) for task in tasks]
+        for future in futures:
+            while True:
+                try:
+                    result = future.result(timeout=POLL_SECONDS)
+                    break
+                except concurrent.futures.TimeoutError:
+                    self._drain()
+            self._drain()
+            yield result
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                count = self._ticks.get_nowait()
+            except queue.Empty:
+                return
+            self.tick(count)
