@@ -265,3 +265,21 @@ def test_ctrl_c_stops_the_engines(tmp_path):
     assert 1 <= len(written) <= len(FENS)  # the game never finished: nothing after it
     assert "interrupted; %d positions written" % len(written) in err and "Traceback" not in err
     assert _live_processes_with(marker) == []
+
+
+# --- with --cluster: the options are checked on a worker ------------------------------------------
+
+def test_cluster_engine_options_are_checked_on_a_worker(tmp_path):
+    pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install 'pruner-chess[cluster]')")
+    status, _, err = run(["--cluster", "local:1", "--engine", fake(), "--engine-option", "Nonsense=1", "-q",
+                          "startpos"])
+    assert status == EXIT_USAGE and "--engine-option 'Nonsense=1': the engine has no option 'Nonsense'" in err, err
+    report = tmp_path / "r.html"
+    status, out, err = run(["--cluster", "local:1", "--engine", fake("--name", "FakeEngine 2"), "--engine-option",
+                            "Hash=8", "--depth", "2", "-q", "--format", "pgn", "--report", str(report), SCHOLAR_FEN])
+    assert status == 0, err
+    assert chess.pgn.read_game(io.StringIO(out)).headers["Annotator"] == "FakeEngine 2 (depth 2)"
+    assert "analysed by FakeEngine 2, depth 2." in report.read_text(encoding="utf-8")
+
+
+SCHOLAR_FEN = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
