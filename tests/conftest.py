@@ -9,7 +9,7 @@ from typing import List
 
 import pytest
 
-from paths import ROOT as REPO_ROOT  # noqa: E402
+from paths import ROOT as REPO_ROOT
 
 ENGINE_COMMAND: List[str] = [sys.executable, "-m", "protocol"]
 """Command line of the UCI engine under test."""

@@ -17,7 +17,7 @@ from protocol.analyse.cli import EXIT_USAGE, main
 from protocol.analyse.cluster_runner import EXIT_UNAVAILABLE, plan_chunks
 from protocol.analyse.inputs import read_inputs
 
-from sample_games import SCHOLAR  # noqa: E402
+from sample_games import SCHOLAR
 
 EPD = [
     '1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - bm Qd1+; id "BK.01";',
@@ -125,9 +125,7 @@ def test_resume_refuses_a_file_of_other_inputs(inputs, tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["--resume", "startpos"], "--resume needs -o FILE"),
-    (["--engine-option", "Hash=1", "startpos"], "--engine-option needs --engine"),
-    (["--engine", "x", "--engine-option", "Hash", "startpos"], "expected NAME=VALUE"),
-    (["--engine", "x", "--engine-option", "Hash=1", "--engine-option", "hash=2", "startpos"], "given twice"),
+    (["--engine", "pypy3 -m protocol", "startpos"], "--engine needs --cluster"),
     (["--cluster", "local:0", "startpos"], "local:N needs a worker count"),
     (["--cluster", "local:two", "startpos"], "local:N needs a worker count"),
     (["--cluster", "local:2", "--engine", " ", "startpos"], "--engine: empty command"),

@@ -10,11 +10,12 @@ import pytest
 
 from engine.analysis import DEFAULT_DEPTH, Analyser, Analysis, Line, analyse
 
+from paths import ROOT
+
 ITALIAN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
 BK01 = "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - 0 1"  # Black mates in 3 (Qd1+)
 MIDDLEGAME = "r3k2r/pp1nbppp/2p1pn2/q7/3P4/2N1PN2/PPQ1BPPP/R3K2R b KQkq - 0 10"
 CHESS960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
-from paths import ROOT  # noqa: E402
 DOCS = os.path.join(ROOT, "docs", "analysis.md")
 EXAMPLE = re.compile(r"<!-- example:start -->\s*```python\n(.*?)```\s*<!-- example:end -->", re.S)
 

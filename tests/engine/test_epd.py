@@ -19,12 +19,11 @@ import pytest
 from engine.epd import EpdReader, SkippedLine
 from protocol.analyse.cli import main as analyse_main
 
-from paths import ROOT  # noqa: E402
-QUIRKY = os.path.join(ROOT, "tests", "data", "quirky")
-SCRIPTS = os.path.join(ROOT, "scripts")
+from matchlib.epdsuite import load_suite
+from matchlib.openings import load_openings
+from paths import ROOT, SCRIPTS
 
-from matchlib.epdsuite import load_suite  # noqa: E402
-from matchlib.openings import load_openings  # noqa: E402
+QUIRKY = os.path.join(ROOT, "tests", "data", "quirky")
 
 BOARD = "2Q2n2/2R4p/1p1qpp1k/8/3P3P/3B2P1/5PK1/r7 w - -"
 START_FEN = chess.STARTING_FEN

@@ -16,7 +16,7 @@ import pytest
 from engine.evaluate import material_pst
 from engine.makemove import do_move, do_null, full_key, initial_state, undo_move
 
-from paths import EPD  # noqa: E402
+from paths import EPD
 
 SHARED = Path(EPD)
 SUITES = [("perft_standard.epd", False), ("perft_chess960.epd", True)]

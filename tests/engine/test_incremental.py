@@ -9,7 +9,7 @@ import pytest
 from engine.evaluate import evaluate, material_pst
 from engine.makemove import do_move, do_null, full_key, initial_state
 
-from paths import EPD  # noqa: E402
+from paths import EPD
 
 SHARED = Path(EPD)
 

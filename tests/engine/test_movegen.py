@@ -18,7 +18,7 @@ import pytest
 from engine.movegen import legal_captures, legal_quiets
 from engine.movepick import ordered_moves
 
-from paths import EPD as EPD_DIR  # noqa: E402
+from paths import EPD as EPD_DIR
 STANDARD = os.path.join(EPD_DIR, "perft_standard.epd")
 CHESS960 = os.path.join(EPD_DIR, "perft_chess960.epd")
 CHUNKS = 8

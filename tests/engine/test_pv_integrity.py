@@ -18,7 +18,7 @@ import pytest
 from engine.search import Searcher
 from engine.types import Limits, SearchInfo
 
-from paths import DATA  # noqa: E402
+from paths import DATA
 
 
 def epd_boards(name: str, chess960: bool = False, step: int = 1) -> List[chess.Board]:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from engine.reference import alphabeta, minimax, minimax_chess, negamax
 from engine.types import DRAW, MATE, MATE_BOUND, Limits
 
-from paths import DATA, EPD  # noqa: E402
+from paths import DATA, EPD
 
 SEED_TREES = Path(DATA) / "seed_trees.json"
 WAC = Path(EPD) / "wac.epd"

@@ -18,7 +18,7 @@ from protocol.uci.loop import UciLoop, Writer
 from protocol.uci.wire import format_score
 from loop_helpers import WAIT, Output, run
 
-from paths import SYZYGY  # noqa: E402
+from paths import SYZYGY
 
 
 @pytest.fixture(scope="module")

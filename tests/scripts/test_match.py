@@ -16,17 +16,15 @@ import chess.engine
 import chess.pgn
 import pytest
 
-from paths import ROOT  # noqa: E402
-SCRIPTS = os.path.join(ROOT, "scripts")
-
-import match as match_cli  # noqa: E402
-from matchlib.adjudication import AdjudicationRules, Adjudicator, rules_outcome  # noqa: E402
-from matchlib.engines import EnginePlayer, parse_engine_spec, parse_option  # noqa: E402
-from matchlib.game import GameJob, GameRecord, GameSettings, play_game  # noqa: E402
-from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
-from matchlib.pgnout import record_to_pgn  # noqa: E402
-from matchlib.tally import Tally  # noqa: E402
-from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
+import match as match_cli
+from matchlib.adjudication import AdjudicationRules, Adjudicator, rules_outcome
+from matchlib.engines import EnginePlayer, parse_engine_spec, parse_option
+from matchlib.game import GameJob, GameRecord, GameSettings, play_game
+from matchlib.openings import Opening, load_openings, pair_order
+from matchlib.pgnout import record_to_pgn
+from matchlib.tally import Tally
+from matchlib.timecontrol import TimeControl, parse_tc
+from paths import ROOT, SCRIPTS
 
 BOOKS = os.path.join(ROOT, "scripts", "books")
 NOOB = os.path.join(BOOKS, "noob_3moves_5000.epd")

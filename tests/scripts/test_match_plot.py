@@ -13,17 +13,15 @@ import sys
 import chess
 import pytest
 
-from paths import ROOT  # noqa: E402
-SCRIPTS = os.path.join(ROOT, "scripts")
-
-import match as match_cli  # noqa: E402
-from matchlib.game import GameJob, GameRecord  # noqa: E402
-from matchlib.openings import Opening  # noqa: E402
-from matchlib.plot import MatchPlot, check_path, elo_range, title_text  # noqa: E402
-from protocol.extras import missing_matplotlib  # noqa: E402
-from matchlib.stats import Sprt, elo_estimate  # noqa: E402
-from matchlib.tally import Tally  # noqa: E402
-from png_helpers import png_summary  # noqa: E402
+import match as match_cli
+from matchlib.game import GameJob, GameRecord
+from matchlib.openings import Opening
+from matchlib.plot import MatchPlot, check_path, elo_range, title_text
+from matchlib.stats import Sprt, elo_estimate
+from matchlib.tally import Tally
+from paths import ROOT, SCRIPTS
+from png_helpers import png_summary
+from protocol.extras import missing_matplotlib
 
 NOOB = os.path.join(ROOT, "scripts", "books", "noob_3moves_5000.epd")
 needs_matplotlib = pytest.mark.skipif(missing_matplotlib(), reason="--plot needs matplotlib (pip install matplotlib)")

@@ -8,10 +8,9 @@ import sys
 
 import pytest
 
-from paths import ROOT  # noqa: E402
-
-import memwatch  # noqa: E402
-import soak  # noqa: E402
+import memwatch
+import soak
+from paths import ROOT
 
 FAKE = os.path.join(ROOT, "tests", "fake_engines", "fake_uci.py")
 

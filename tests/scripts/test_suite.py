@@ -9,12 +9,10 @@ import sys
 import chess
 import pytest
 
-from paths import ROOT  # noqa: E402
-SCRIPTS = os.path.join(ROOT, "scripts")
-
-import suite as suite_cli  # noqa: E402
-from matchlib.engines import EngineStartError, parse_engine_spec  # noqa: E402
-from matchlib.epdsuite import load_suite, parse_points, run_suite  # noqa: E402
+import suite as suite_cli
+from matchlib.engines import EngineStartError, parse_engine_spec
+from matchlib.epdsuite import load_suite, parse_points, run_suite
+from paths import ROOT, SCRIPTS
 
 DATA = os.path.join(ROOT, "tests", "data", "epd")
 WAC = os.path.join(DATA, "wac.epd")

@@ -14,11 +14,11 @@ import pytest
 
 from engine.search import Searcher
 from engine.tablebase import Tablebases
+from loop_helpers import WAIT, MockTables, Output, make_loop, run
+from paths import SYZYGY
 from polyglot_helpers import write_book
 from protocol.uci.loop import UciLoop, Writer
-from loop_helpers import MockTables
 from uci_process import Uci, legal
-from loop_helpers import WAIT, Output, make_loop, run
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")
 
@@ -178,9 +178,6 @@ def test_book_file_empty_value_unloads_the_book(book_path):
 
 
 # -- SyzygyPath -------------------------------------------------------------------------------
-
-from paths import SYZYGY  # noqa: E402
-
 
 def fake_syzygy_dir(tmp_path):
     """A directory with the real KQvK tables only (tests/data/syzygy)."""

@@ -22,8 +22,7 @@ from protocol.uci.loop import UciLoop, Writer
 from protocol.uci.options import OptionError, Options
 from protocol.uci.wire import parse_go, parse_int, parse_position
 from loop_helpers import Output, first_legal, make_loop, run
-
-from memwatch import rss_kb  # noqa: E402
+from memwatch import rss_kb
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"  # Ra8#
 MIDDLEGAME = "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 w - - 0 7"

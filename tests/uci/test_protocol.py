@@ -21,10 +21,9 @@ import pytest
 
 import engine
 from protocol.uci.options import thread_limit
+from uci_process import BESTMOVE, Uci, legal
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")
-
-from uci_process import BESTMOVE, Uci, legal  # noqa: E402
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"  # Ra8#
 MATE_IN_TWO = "k7/8/1K6/8/8/8/8/1Q6 w - - 0 1"

@@ -17,8 +17,7 @@ from protocol.uci.loop import _EOF, _TOO_LONG, UciLoop, Writer, read_lines
 from protocol.uci.options import Button, Check, Combo, OptionError, Options, Spin, String
 from protocol.uci.wire import (UciError, format_bestmove, format_info, format_no_moves, parse_command, parse_go,
                                parse_perft, parse_position, parse_setoption)
-
-from loop_helpers import WAIT, Output, first_legal, make_loop, run  # noqa: E402
+from loop_helpers import WAIT, Output, first_legal, make_loop, run
 
 
 def test_parse_command_splits_any_whitespace_and_skips_unknown_leading_tokens():
