@@ -125,7 +125,9 @@ def test_resume_refuses_a_file_of_other_inputs(inputs, tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["--resume", "startpos"], "--resume needs -o FILE"),
-    (["--engine", "pypy3 -m protocol", "startpos"], "--engine needs --cluster"),
+    (["--engine-option", "Hash=1", "startpos"], "--engine-option needs --engine"),
+    (["--engine", "x", "--engine-option", "Hash", "startpos"], "expected NAME=VALUE"),
+    (["--engine", "x", "--engine-option", "Hash=1", "--engine-option", "hash=2", "startpos"], "given twice"),
     (["--cluster", "local:0", "startpos"], "local:N needs a worker count"),
     (["--cluster", "local:two", "startpos"], "local:N needs a worker count"),
     (["--cluster", "local:2", "--engine", " ", "startpos"], "--engine: empty command"),
