@@ -12,7 +12,6 @@ import argparse
 import logging
 import os
 import random
-import socket
 import sys
 from typing import List, Optional
 
@@ -22,11 +21,15 @@ from engine.cpus import usable_cpus  # noqa: E402
 from matchlib.adjudication import AdjudicationRules  # noqa: E402
 from matchlib.args import checked, game_pairs, positive_int, positive_ms, time_control  # noqa: E402
 from matchlib.cluster import ClusterMatch, cluster_address  # noqa: E402
+from matchlib import jsonout  # noqa: E402
 from matchlib.engines import parse_engine_spec  # noqa: E402
+from matchlib.fastchess import DEFAULT_EVERY as DEFAULT_REPORT_EVERY  # noqa: E402
 from matchlib.game import GameSettings  # noqa: E402
 from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
 from matchlib.plot import DEFAULT_EVERY, MatchPlot, check_path  # noqa: E402
-from matchlib.runner import Match, MatchConfig  # noqa: E402
+from matchlib.runner import (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_START,  # noqa: E402
+                             Match, MatchConfig)
+from matchlib.cluster import EXIT_UNAVAILABLE  # noqa: E402
 from matchlib.stats import MODELS, Sprt  # noqa: E402
 from matchlib.timecontrol import TimeControl  # noqa: E402
 
@@ -37,6 +40,7 @@ DEFAULT_BOOK = os.path.join(BOOKS, "noob_3moves_5000.epd")
 DEFAULT_960_BOOK = os.path.join(BOOKS, "chess960_starts.epd")
 START_POSITION = "startpos"
 """``--openings startpos``: every game from the start position (say so to mean it)."""
+START_POSITION_TEXT = "start position"
 DEFAULT_OPPONENT = "pruner"
 
 
@@ -60,7 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "the engine under test). The last line of output is the final result.",
         epilog="Engine commands: leading words cwd=DIR, name=NAME and VAR=value (environment) are taken by "
                "the runner, the rest is the command, e.g. --engine \"cwd=/tmp/base python -m protocol\". "
-               "Exit status: 0 done, 2 an engine could not be started, 130 interrupted. See docs/match.md.",
+               "Exit status: %d done (with --sprt: H1 accepted), %d H0 accepted, %d SPRT inconclusive "
+               "(the games ran out), %d an engine could not be started (or a usage error), %d the --cluster "
+               "cannot be used, %d interrupted; faults never change it. See docs/match.md."
+               % (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_START, EXIT_UNAVAILABLE, EXIT_INTERRUPTED),
         formatter_class=_HelpFormatter)
 
     engines = parser.add_argument_group("engines")
@@ -146,10 +153,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="Elo model of ELO0/ELO1: plain logistic Elo, or fishtest's normalized Elo")
 
     output = parser.add_argument_group("output")
-    output.add_argument("--pgn", default="match.pgn", metavar="FILE", help="PGN file for every game ('' for none)")
+    output.add_argument("--pgn", metavar="FILE", help="write every game to this PGN file (default: no PGN)")
     output.add_argument("--pgn-append", action="store_true", help="append to the PGN file instead of replacing it")
     output.add_argument("--event", default="Pruner match", help="PGN Event tag")
-    output.add_argument("--site", default=socket.gethostname(), help="PGN Site tag")
+    output.add_argument("--site", default="?", help="PGN Site tag ('?' is the PGN standard's 'unknown')")
+    output.add_argument("--json", metavar="FILE", help="write the final numbers (W/D/L, Elo and interval, nElo, LOS, "
+                        "pentanomial, SPRT and its decision, faults, exit status) as JSON to this file")
+    output.add_argument("--report-every", type=int, default=DEFAULT_REPORT_EVERY, metavar="N",
+                        help="print fastchess's result block after every N-th opening pair, as fastchess's "
+                             "-ratinginterval does (0: only at the end, where it is always printed)")
     output.add_argument("--debug", action="store_true", help="log all UCI traffic (python-chess debug log) to stderr")
     output.add_argument("--plot", metavar="FILE.png", help="draw Elo ± 95%% and the SPRT's LLR against games "
                         "played into this picture (.png/.svg/.pdf; needs matplotlib)")
@@ -179,7 +191,7 @@ def _openings(args: argparse.Namespace, parser: argparse.ArgumentParser):
             parser.error("--openings startpos: Chess960 needs start positions (%s)" % DEFAULT_960_BOOK)
         sys.stderr.write("WARNING: every game starts from the start position (--openings startpos): "
                          "deterministic engines will repeat the same games\n")
-        return [Opening(chess.Board(), [], "start position")], "start position"
+        return [Opening(chess.Board(), [], "start position")], START_POSITION_TEXT
 
     def report(message: str) -> None:
         sys.stderr.write("openings: %s\n" % message)
@@ -217,6 +229,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     if args.plot and check_path(args.plot):
         parser.error("--plot %s: %s" % (args.plot, check_path(args.plot)))
+    if args.json and jsonout.check_path(args.json):
+        parser.error("--json %s: %s" % (args.json, jsonout.check_path(args.json)))
+    if args.pgn_append and not args.pgn:
+        parser.error("--pgn-append needs --pgn FILE")
+    if args.report_every < 0:
+        parser.error("--report-every must be 0 or more, got %d" % args.report_every)
     tc = _time_control(args, parser)
     openings, source = _openings(args, parser)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
@@ -236,10 +254,13 @@ def main(argv: Optional[List[str]] = None) -> int:
                          pgn=args.pgn or None, pgn_append=args.pgn_append, sprt=sprt,
                          chess960=args.chess960, event=args.event, site=args.site,
                          start_timeout=args.start_timeout, header=tuple(header),
-                         plot=MatchPlot(args.plot, args.plot_every, sprt) if args.plot else None)
-    if args.cluster:  # Dask (matchlib/cluster.py)
-        return ClusterMatch(config, args.cluster).run().exit_code
-    return Match(config).run().exit_code
+                         plot=MatchPlot(args.plot, args.plot_every, sprt) if args.plot else None,
+                         book="" if source == START_POSITION_TEXT else source, report_every=args.report_every)
+    match = ClusterMatch(config, args.cluster) if args.cluster else Match(config)  # Dask: matchlib/cluster.py
+    result = match.run()
+    if args.json:
+        jsonout.write(args.json, result, config)
+    return result.exit_code
 
 
 if __name__ == "__main__":

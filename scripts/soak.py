@@ -163,7 +163,7 @@ def _soak(clock: TimeControl, args: argparse.Namespace, openings: List[Opening],
         games=args.games, openings=openings,
         order=pair_order(len(openings), (args.games + 1) // 2, True, seed, 0),
         concurrency=args.concurrency, pgn=pgn_path, pgn_append=bool(args.pgn), event="Pruner soak",
-        site=platform.node() or "?", start_timeout=args.start_timeout,
+        site="?", start_timeout=args.start_timeout,
         header=("Soak: seed %d; a move over the clock by more than %g ms is a time loss, no move %g ms "
                 "after the clock is a stall" % (seed, args.margin, args.stall_grace),))
     started = time.monotonic()

@@ -26,7 +26,7 @@ import chess
 
 from .engines import EnginePlayer, EngineSpec, EngineStartError
 from .game import Fault, GameJob, GameRecord, GameSettings, play_game
-from .runner import Match, MatchConfig, MatchResult
+from .runner import Match, MatchConfig, MatchResult, engine_options
 
 from protocol.cluster import (ClusterError, WorkerCache, error_text, is_killed_worker, open_cluster,
                               parse_address, release_on_workers, require_identity)
@@ -74,17 +74,18 @@ def release_players() -> int:
 
 
 def probe_engines(spec1: EngineSpec, spec2: EngineSpec, start_timeout: float, chess960: bool,
-                  identity: Dict[str, str]) -> Tuple[Optional[str], Optional[str], int, str]:
-    """Start both engines on a worker: ``(id name 1, id name 2, 0, "")``, or
-    ``(None, None, engine number, error)`` for the first that fails to start."""
+                  identity: Dict[str, str]) -> Tuple[Optional[str], Optional[str], int, str, Tuple, Tuple]:
+    """Start both engines on a worker: ``(id name 1, id name 2, 0, "", options 1, options 2)``
+    with each engine's ``(Threads, Hash)`` values, or ``(None, None, engine number, error,
+    (), ())`` for the first that fails to start."""
     require_identity(PACKAGES, identity)
     players = _worker_players(spec1, spec2, start_timeout, chess960)
     for number, player in enumerate(players, 1):
         try:
             player.start()
         except EngineStartError as exc:
-            return None, None, number, str(exc)
-    return players[0].id_name, players[1].id_name, 0, ""
+            return None, None, number, str(exc), (), ()
+    return players[0].id_name, players[1].id_name, 0, "", engine_options(players[0]), engine_options(players[1])
 
 
 def play_pair(spec1: EngineSpec, spec2: EngineSpec, start_timeout: float, chess960: bool,
@@ -169,7 +170,7 @@ class ClusterMatch(Match):
             probe_engines, config.engine1, config.engine2, config.start_timeout, config.chess960,
             self._identity, pure=False)
         try:
-            id1, id2, failed, detail = future.result()
+            id1, id2, failed, detail, options1, options2 = future.result()
         except Exception as exc:  # noqa: BLE001 - the cluster's failure, reported as such
             raise ClusterError("engine check on a worker failed: %s" % error_text(exc)) from None
         if failed:
@@ -183,6 +184,7 @@ class ClusterMatch(Match):
         if names[0] == names[1]:
             names = [names[0] + " (1)", names[1] + " (2)"]
         self.names = (names[0], names[1])
+        self.set_uci_values(options1, options2)
         return self._new_player(config.engine1), self._new_player(config.engine2)
 
     def _worker(self, players) -> None:

@@ -183,6 +183,17 @@ class EnginePlayer:
             self.kill()
             raise EngineStartError("%s: %s" % (type(exc).__name__, exc)) from None
 
+    def option_value(self, name: str) -> Optional[str]:
+        """The value of UCI option ``name`` as configured (the spec's, else the engine's default),
+        or None when the running engine declares no such option."""
+        if self.engine is None or name not in self.engine.options:
+            return None
+        for key, value in self.spec.options.items():
+            if key.lower() == name.lower():
+                return value
+        default = self.engine.options[name].default
+        return None if default is None else str(default)
+
     def new_game(self, key: object) -> None:
         """``ucinewgame`` and ``isready`` before the first move, so neither counts on the clock."""
         assert self.engine is not None

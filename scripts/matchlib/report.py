@@ -16,14 +16,19 @@ def fmt_elo(value: float) -> str:
 
 
 def fmt_estimate(estimate: Optional[EloEstimate]) -> str:
-    """``+12.3 ± 45.6``; ``-240.8 [-inf, -55.3]`` when one end is unbounded; ``n/a``."""
+    """``+12.3 ± 45.6``, or ``n/a`` before the first game. ``stats.elo_estimate`` gives finite
+    ends for every sample (small ones by the empirical logit, marked by ``adjusted_note``);
+    an estimate with an unbounded end shows both ends, ``-240.8 [-inf, -55.3]``."""
     if estimate is None:
         return "n/a"
-    if math.isinf(estimate.elo) or not (math.isinf(estimate.low) or math.isinf(estimate.high)):
-        error = estimate.error
-        return "%s ± %s" % (fmt_elo(estimate.elo), "inf" if not math.isfinite(error) else "%.1f" % error)
-    # one end unbounded (score interval reaches 0 or 1): show both ends
+    if math.isfinite(estimate.low) and math.isfinite(estimate.high):
+        return "%s ± %.1f" % (fmt_elo(estimate.elo), estimate.error)
     return "%s [%s, %s]" % (fmt_elo(estimate.elo), fmt_elo(estimate.low), fmt_elo(estimate.high))
+
+
+def adjusted_note(estimate: Optional[EloEstimate]) -> str:
+    """``", adjusted"`` for a small-sample (empirical-logit) estimate, else ``""``."""
+    return ", adjusted" if estimate is not None and estimate.adjusted else ""
 
 
 def wdl(tally: Tally) -> str:
@@ -63,9 +68,11 @@ def summary_lines(tally: Tally, name1: str, name2: str, sprt: Optional[Sprt],
         wdl(tally), fmt_score(tally),
         "%.1f%%" % (100.0 * tally.draws / tally.games) if tally.games else "n/a"))
     lines.append("  as White: W %d D %d L %d   as Black: W %d D %d L %d" % (tuple(tally.white) + tuple(tally.black)))
-    lines.append("  Elo (trinomial, 95%%): %s   LOS %.1f%%" % (fmt_estimate(tally.elo()), 100.0 * los(tally.wins, tally.losses)))
-    lines.append("  Pentanomial [LL LD DD+WL WD WW]: %s over %d pairs, Elo (95%%): %s" % (
-        tally.pentanomial, tally.pairs, fmt_estimate(tally.penta_elo())))
+    trinomial, pentanomial = tally.elo(), tally.penta_elo()
+    lines.append("  Elo (trinomial, 95%%%s): %s   LOS %.1f%%" % (
+        adjusted_note(trinomial), fmt_estimate(trinomial), 100.0 * los(tally.wins, tally.losses)))
+    lines.append("  Pentanomial [LL LD DD+WL WD WW]: %s over %d pairs, Elo (95%%%s): %s" % (
+        tally.pentanomial, tally.pairs, adjusted_note(pentanomial), fmt_estimate(pentanomial)))
     if sprt is not None:
         llr = sprt.llr(tally.pentanomial)
         state = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(verdict or "", "no decision")
@@ -89,8 +96,8 @@ def summary_lines(tally: Tally, name1: str, name2: str, sprt: Optional[Sprt],
 def final_line(tally: Tally, verdict: Optional[str] = None) -> str:
     """The last line: W/D/L, score, Elo ± 95% interval, fault count (and SPRT verdict)."""
     estimate, model = tally.best_elo()
-    line = "Final: %s  %s  Elo %s (95%%, %s)  faults %d" % (
-        wdl(tally), fmt_score(tally), fmt_estimate(estimate), model, len(tally.faults))
+    line = "Final: %s  %s  Elo %s (95%%, %s%s)  faults %d" % (
+        wdl(tally), fmt_score(tally), fmt_estimate(estimate), model, adjusted_note(estimate), len(tally.faults))
     if verdict:
         line += "  SPRT %s" % verdict
     return line

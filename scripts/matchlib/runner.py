@@ -17,6 +17,7 @@ from typing import IO, List, Optional, Tuple
 
 import chess
 
+from . import fastchess
 from .engines import EnginePlayer, EngineSpec, EngineStartError
 from .game import Fault, GameJob, GameRecord, GameSettings, play_game
 from .openings import Opening
@@ -25,6 +26,17 @@ from .plot import MatchPlot
 from .report import final_line, progress_line, summary_lines
 from .stats import Sprt
 from .tally import Tally
+
+EXIT_DONE = 0
+"""The match was played (with an SPRT: H1 was accepted)."""
+EXIT_START = 2
+"""An engine could not be started (before the match, or 3 times in a row during it)."""
+EXIT_H0 = 3
+"""The SPRT accepted H0."""
+EXIT_INCONCLUSIVE = 4
+"""The SPRT decided nothing before the games ran out."""
+EXIT_INTERRUPTED = 130
+"""Interrupted (Ctrl-C)."""
 
 
 @dataclass
@@ -45,6 +57,7 @@ class MatchConfig:
     chess960: bool = False
     event: str = "Pruner match"
     site: str = "?"
+    """PGN Site tag: "?" (unknown, as the PGN standard writes it) unless given."""
     start_timeout: float = 10.0
     max_start_failures: int = 3
     """Stop the match after this many consecutive failed starts of one engine."""
@@ -52,6 +65,10 @@ class MatchConfig:
     """Extra lines for the header (openings source, seed...)."""
     plot: Optional[MatchPlot] = None
     """Draws the Elo/LLR chart every N games and at the end (``--plot``)."""
+    book: str = ""
+    """The openings file, named in fastchess's result block ('' for none)."""
+    report_every: int = fastchess.DEFAULT_EVERY
+    """Print fastchess's result block after every N-th pair (0: only at the end)."""
 
 
 @dataclass
@@ -62,12 +79,18 @@ class MatchResult:
     verdict: Optional[str]
     """SPRT verdict "H0"/"H1" if a bound was crossed."""
     exit_code: int
-    """0 ok, 2 an engine could not be started, 130 interrupted."""
+    """``EXIT_DONE`` (0; with an SPRT: H1 accepted), ``EXIT_START`` (2), ``EXIT_H0`` (3),
+    ``EXIT_INCONCLUSIVE`` (4), ``EXIT_INTERRUPTED`` (130), or the cluster's 69."""
     names: Tuple[str, str]
 
 
 def _default_name(player: EnginePlayer) -> str:
     return player.spec.name or player.id_name or os.path.basename(player.spec.command[0])
+
+
+def engine_options(player: EnginePlayer) -> Tuple[Optional[str], Optional[str]]:
+    """A started engine's ``(Threads, Hash)`` values (None for an option it does not have)."""
+    return player.option_value("Threads"), player.option_value("Hash")
 
 
 class Match:
@@ -88,7 +111,9 @@ class Match:
         self._lock = threading.Lock()
         self._players: List[EnginePlayer] = []
         self._start_failures = {1: 0, 2: 0}
-        self._exit_code = 0
+        self._exit_code = EXIT_DONE
+        self.setup = fastchess.Setup(fastchess.time_text(config.settings.tc), book=config.book)
+        """What fastchess's result block names (the engines' Threads and Hash once started)."""
 
     # -- output -------------------------------------------------------------------------
 
@@ -125,7 +150,14 @@ class Match:
         if name1 == name2:
             name1, name2 = name1 + " (1)", name2 + " (2)"
         self.names = (name1, name2)
+        self.set_uci_values(engine_options(players[0]), engine_options(players[1]))
         return players[0], players[1]
+
+    def set_uci_values(self, options1: Tuple[Optional[str], Optional[str]],
+                       options2: Tuple[Optional[str], Optional[str]]) -> None:
+        """Each engine's ``(Threads, Hash)`` values, for fastchess's result block."""
+        self.setup = fastchess.Setup(self.setup.time, (options1[0], options2[0]), (options1[1], options2[1]),
+                                     self.setup.book)
 
     def _take_job(self) -> Optional[GameJob]:
         with self._lock:
@@ -180,12 +212,15 @@ class Match:
             if self._start_failures[fault.engine] >= config.max_start_failures and not self.stop.is_set():
                 self.say("Engine %d failed to start %d times in a row: stopping the match"
                          % (fault.engine, self._start_failures[fault.engine]))
-                self._exit_code = 2
+                self._exit_code = EXIT_START
                 self.stop.set()
         elif record.counted:
             for number in (1, 2):
                 self._start_failures[number] = 0
         self.say(progress_line(record, self.tally, config.games, config.sprt))
+        last = self.tally.games + self.tally.uncounted >= config.games  # the block follows the summary
+        if completed_pair and config.report_every and record.job.pair % config.report_every == 0 and not last:
+            self._fastchess_block()
         if config.plot is not None and record.counted:
             config.plot.game_finished(self.tally, self.names)
         if config.sprt is not None and completed_pair and self.verdict is None:
@@ -195,6 +230,10 @@ class Match:
                 self.say("SPRT: %s accepted after %d games; finishing the games in progress"
                          % (verdict, self.tally.games))
                 self.stop.set()
+
+    def _fastchess_block(self) -> None:
+        for line in fastchess.block(self.tally, self.names[0], self.names[1], self.setup, self.config.sprt):
+            self.say(line)
 
     def _header(self) -> None:
         config = self.config
@@ -221,7 +260,7 @@ class Match:
         probed = self.probe()
         if probed is None:
             self.say(final_line(self.tally))
-            return MatchResult(self.tally, None, 2, self.names)
+            return MatchResult(self.tally, None, EXIT_START, self.names)
         self._header()
         pgn = PgnWriter(config.pgn, config.settings.tc, config.event, config.site, config.pgn_append)
         workers = max(1, min(config.concurrency, config.games))
@@ -264,6 +303,16 @@ class Match:
             config.plot.finish(self.tally, self.names, self.verdict)
         for line in summary_lines(self.tally, self.names[0], self.names[1], config.sprt, self.verdict, config.pgn):
             self.say(line)
+        self._fastchess_block()
+        if config.sprt is not None and self.verdict is not None:
+            self.say(fastchess.verdict_line(config.sprt, self.verdict))
         self.say(final_line(self.tally, self.verdict))
-        code = 130 if interrupted else self._exit_code
-        return MatchResult(self.tally, self.verdict, code, self.names)
+        return MatchResult(self.tally, self.verdict, self._status(interrupted), self.names)
+
+    def _status(self, interrupted: bool) -> int:
+        """The exit status: a failure first, then what the SPRT decided."""
+        if interrupted:
+            return EXIT_INTERRUPTED
+        if self._exit_code != EXIT_DONE or self.config.sprt is None:
+            return self._exit_code
+        return {"H1": EXIT_DONE, "H0": EXIT_H0}.get(self.verdict or "", EXIT_INCONCLUSIVE)

@@ -8,7 +8,15 @@ Result counts are always listed from the worst to the best outcome for engine 1:
 
 Elo model: logistic, ``score = 1 / (1 + 10 ** (-elo / 400))``.  The 95% interval is the
 normal interval on the mean score (standard error of the per-game or per-pair score
-distribution) mapped through that formula, as cutechess and fastchess print it.
+distribution) mapped through that formula, as cutechess and fastchess print it.  When that
+interval reaches a score of 0 or 1, or has no width (a small or one-sided sample: 1-0-0,
+2 wins, 1 win and 1 loss, only draws), it would give an infinite or a zero-width Elo
+interval; then the estimate is the *empirical logit* one instead: half a win and half a
+loss are added to the counts (the Haldane-Anscombe correction; for pairs, half an LL and
+half a WW pair) and the interval is symmetric on the Elo scale, ``Elo(s) +- z * (400 /
+ln 10) * stderr(s) / (s (1 - s))`` (the delta method), finite for every sample.  With wins
+and losses only it is the textbook empirical-logit interval of a binomial proportion,
+``logit((W + 1/2) / (L + 1/2)) +- z * sqrt(1 / (W + 1/2) + 1 / (L + 1/2))``.
 
 SPRT: the generalized SPRT (GSPRT) of fishtest, see M. Van den Bergh,
 https://www.cantate.be/Fishtest/support_MLE_multinomial.pdf (logistic model: the
@@ -78,6 +86,9 @@ class EloEstimate:
     """Upper end of the interval (Elo)."""
     stderr: float
     """Standard error of the mean score."""
+    adjusted: bool = False
+    """True when the sample was too small or one-sided for the normal interval and the
+    empirical-logit estimate (half a win and half a loss added) was used instead."""
 
     @property
     def error(self) -> float:
@@ -96,8 +107,25 @@ def elo_estimate(counts: Sequence[int], confidence: float = 0.95) -> Optional[El
     mean, var = mean_variance(pdf)
     stderr = math.sqrt(var / n)
     z = _z(confidence)
-    return EloEstimate(mean, score_to_elo(mean), score_to_elo(mean - z * stderr),
-                       score_to_elo(mean + z * stderr), stderr)
+    if stderr > 0.0 and 0.0 < mean - z * stderr and mean + z * stderr < 1.0:
+        return EloEstimate(mean, score_to_elo(mean), score_to_elo(mean - z * stderr),
+                           score_to_elo(mean + z * stderr), stderr)
+    return _empirical_logit(counts, z)
+
+
+def _empirical_logit(counts: Sequence[float], z: float) -> EloEstimate:
+    """Elo and a finite, symmetric interval for a small or one-sided sample: half a loss and
+    half a win (half an LL and half a WW pair) added, the interval by the delta method on the
+    Elo (logit) scale."""
+    adjusted = list(counts)
+    adjusted[0] += 0.5
+    adjusted[-1] += 0.5
+    n, pdf = _counts_to_pdf(adjusted)
+    mean, var = mean_variance(pdf)
+    stderr = math.sqrt(var / n)
+    elo = score_to_elo(mean)
+    error = z * 400.0 / math.log(10.0) * stderr / (mean * (1.0 - mean))
+    return EloEstimate(mean, elo, elo - error, elo + error, stderr, adjusted=True)
 
 
 def trinomial_elo(wins: int, draws: int, losses: int, confidence: float = 0.95) -> Optional[EloEstimate]:

@@ -19,6 +19,10 @@ class Tally:
         """Engine 1's [wins, draws, losses] with Black."""
         self.pentanomial = [0, 0, 0, 0, 0]
         """Completed pairs by pair score: [LL, LD, DD+WL, WD, WW]."""
+        self.pairs_wl = 0
+        """Of the pairs scoring 1/2: those of one win and one loss (fastchess's WL)."""
+        self.pairs_dd = 0
+        """Of the pairs scoring 1/2: those of two draws (fastchess's DD)."""
         self.faults: List[Fault] = []
         self.terminations: Counter = Counter()
         self.uncounted = 0
@@ -88,6 +92,11 @@ class Tally:
         if other is None:
             return False
         self.pentanomial[int(round((other + score) * 2))] += 1
+        if other + score == 1.0:
+            if score == 0.5:
+                self.pairs_dd += 1
+            else:
+                self.pairs_wl += 1
         return True
 
     def fault_counts(self) -> Dict[str, int]:

@@ -6,6 +6,7 @@ plays Pruner against itself.
 """
 
 import io
+import json
 import os
 import re
 import subprocess
@@ -22,6 +23,7 @@ from matchlib.engines import EnginePlayer, parse_engine_spec, parse_option
 from matchlib.game import GameJob, GameRecord, GameSettings, play_game
 from matchlib.openings import Opening, load_openings, pair_order
 from matchlib.pgnout import record_to_pgn
+from matchlib.runner import EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE
 from matchlib.tally import Tally
 from matchlib.timecontrol import TimeControl, parse_tc
 from paths import ROOT, SCRIPTS
@@ -406,11 +408,95 @@ def test_resign_adjudication_and_sprt_early_stop(capsys, tmp_path):
     decided = [re.match(r"SPRT: H1 accepted after (\d+) games", line) for line in lines]
     decided = [int(m.group(1)) for m in decided if m]
     assert len(decided) == 1 and decided[0] >= 12  # pairs may finish out of order
-    assert lines[-1].endswith("SPRT H1")
+    assert lines[-1].endswith("SPRT H1") and code == EXIT_DONE
+    assert lines[-2] == "SPRT ([0.00, 200.00]) completed - H1 was accepted"  # as fastchess says it
     assert decided[0] <= len(games) < 40
     assert all(g.headers["Termination"] == "adjudication" for g in games)
     assert all("resigns" in g.end().comment for g in games)
     assert re.match(r"Final: W \d+ D 0 L 0", lines[-1])
+
+
+def test_sprt_accepting_h0_exits_3(capsys, tmp_path):
+    code, lines, games = run_match(capsys, tmp_path, "--engine", fake("--name", "Loser", "--score", "-800"),
+                                   "--engine", fake("--name", "Winner", "--score", "800"),
+                                   "--tc", "5+0.05", "--games", "40", "--concurrency", "2",
+                                   "--resign-score", "600", "--resign-moves", "2",
+                                   "--sprt", "0", "200", "--alpha", "0.1", "--beta", "0.1")
+    assert lines[-1].endswith("SPRT H0") and code == EXIT_H0 == 3
+    assert lines[-2] == "SPRT ([0.00, 200.00]) completed - H0 was accepted"
+
+
+def test_sprt_without_a_decision_exits_4_and_no_sprt_exits_0(capsys, tmp_path):
+    argv = ["--engine", fake("--name", "A"), "--engine", fake("--name", "B"), "--depth", "2", "--games", "2",
+            "--max-moves", "5"]
+    code, lines, _ = run_match(capsys, tmp_path, *argv, "--sprt", "0", "10")
+    assert code == EXIT_INCONCLUSIVE == 4 and "no decision" in "\n".join(lines)
+    assert not any(line.startswith("SPRT (") for line in lines)
+    code, lines, _ = run_match(capsys, tmp_path, *argv)
+    assert code == EXIT_DONE == 0
+
+
+def test_fastchess_result_block_at_report_intervals_and_at_the_end(capsys, tmp_path):
+    code, lines, _ = run_match(capsys, tmp_path, "--engine", fake("--name", "Alpha"), "--engine", fake("--name", "Beta"),
+                               "--tc", "5+0.05", "--games", "6", "--concurrency", "1", "--max-moves", "10",
+                               "--openings", NOOB, "--report-every", "2", "--sprt", "0", "5")
+    headings = [number for number, line in enumerate(lines) if line.startswith("Results of Alpha vs Beta (5+0.05")]
+    # after pair 2 and at the end (pair 3 is not a multiple of 2; the end always has one)
+    assert len(headings) == 2, lines
+    assert lines[headings[0]] == "Results of Alpha vs Beta (5+0.05, NULL, 16MB, noob_3moves_5000.epd):"
+    end = lines[headings[1] - 1:]
+    assert end[0] == end[7] == "-" * 50 and end[-1].startswith("Final: W 0 D 6 L 0")
+    assert end[1:7] == [
+        "Results of Alpha vs Beta (5+0.05, NULL, 16MB, noob_3moves_5000.epd):",
+        "Elo: -0.00 +/- 0.00, nElo: -nan +/- -nan",  # -400 log10(1) is -0.0 in C too
+        "LOS: -nan %, DrawRatio: 100.00 %, PairsRatio: -nan",
+        "Games: 6, Wins: 0, Losses: 0, Draws: 6, Points: 3.0 (50.00 %)",
+        "Ptnml(0-2): [0, 0, 3, 0, 0], WL/DD Ratio: 0.00",
+        end[6]]
+    assert re.match(r"LLR: -?\d+\.\d\d \(-?\d+\.\d%\) \(-2\.94, 2\.94\) \[0\.00, 5\.00\]$", end[6]), end[6]
+    # the runner's own interval is finite where fastchess's is not
+    assert "Elo +0.0 ± " in end[-1] and "adjusted" in end[-1]
+
+
+def test_json_holds_the_final_numbers(capsys, tmp_path):
+    path = tmp_path / "result.json"
+    code, lines, _ = run_match(capsys, tmp_path, "--engine", fake("--name", "Alpha"), "--engine", fake("--name", "Beta"),
+                               "--tc", "5+0.05", "--games", "2", "--max-moves", "10", "--sprt", "0", "5",
+                               "--json", str(path))
+    data = json.loads(path.read_text())
+    assert (data["engine1"], data["engine2"], data["games"], data["wins"], data["draws"], data["losses"]) == \
+        ("Alpha", "Beta", 2, 0, 2, 0)
+    assert data["score"] == 0.5 and data["pentanomial"] == [0, 0, 1, 0, 0] and data["pairs_dd"] == 1
+    assert data["elo"]["model"] == "pentanomial" and data["elo"]["adjusted"] is True
+    assert data["elo"]["low"] < data["elo"]["value"] < data["elo"]["high"]
+    assert data["fastchess"]["nelo"] is None  # fastchess's nElo of a zero variance is not a number
+    assert data["sprt"]["decision"] is None and data["sprt"]["upper"] == pytest.approx(2.944, abs=1e-3)
+    assert data["faults"]["total"] == 0 and data["exit_status"] == code == EXIT_INCONCLUSIVE
+    assert "Elo %+.1f ± %.1f" % (data["elo"]["value"] + 0.0, data["elo"]["error"]) in lines[-1]
+
+
+def test_no_pgn_unless_asked_and_site_unknown(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["--engine", fake("--name", "A"), "--engine", fake("--name", "B"), "--depth", "1", "--games", "2",
+            "--max-moves", "3", "--seed", "1"]
+    assert match_cli.main(argv) == EXIT_DONE
+    assert os.listdir(str(tmp_path)) == []  # no match.pgn in the working directory
+    assert match_cli.main(argv + ["--pgn", "games.pgn"]) == EXIT_DONE
+    with open(tmp_path / "games.pgn", encoding="utf-8") as handle:
+        game = chess.pgn.read_game(handle)
+    assert game.headers["Site"] == "?"  # not the host name
+    assert "PGN: games.pgn" in capsys.readouterr().out
+
+
+def test_help_names_every_documented_exit_status():
+    out = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    epilog = " ".join(out.split("Exit status:", 1)[1].split())
+    with open(os.path.join(ROOT, "docs", "match.md"), encoding="utf-8") as handle:
+        table = handle.read().split("| Exit status |", 1)[1].split("\n\n", 1)[0]
+    codes = re.findall(r"^\| (\d+) \|", table, re.M)
+    assert {"0", "2", "3", "4", "69", "130"} <= set(codes)
+    assert [code for code in codes if not re.search(r"(^|[ ,])%s " % code, epilog)] == [], epilog
 
 
 def test_chess960_match(capsys, tmp_path):

@@ -17,6 +17,7 @@ import match as match_cli
 from matchlib.game import GameJob, GameRecord
 from matchlib.openings import Opening
 from matchlib.plot import MatchPlot, check_path, elo_range, title_text
+from matchlib.runner import EXIT_INCONCLUSIVE
 from matchlib.stats import Sprt, elo_estimate
 from matchlib.tally import Tally
 from paths import ROOT, SCRIPTS
@@ -67,7 +68,9 @@ def test_history_records_the_running_numbers_per_game():
     assert [point.games for point in tally.history] == list(range(1, 7))
     assert [point.pairs for point in tally.history] == [0, 1, 1, 2, 2, 2]  # pair 3 lost its partner
     assert all(point.llr is None for point in replay.history)  # no SPRT, no LLR
-    assert math.isinf(tally.history[0].elo)  # 1/1: +inf, and the chart clips it
+    first = tally.history[0]  # 1/1: finite, by the empirical logit (1.5 : 0.5 odds)
+    assert math.isfinite(first.elo_low) and math.isfinite(first.elo_high)
+    assert abs(first.elo - 400 * math.log10(3)) < 1e-9
 
 
 @needs_matplotlib
@@ -138,7 +141,7 @@ def test_real_two_game_match_with_plot(tmp_path):
                            "--max-moves", "40", "--openings", NOOB, "--seed", "5", "--sprt", "0", "10",
                            "--pgn", "", "--plot", str(plot), "--plot-every", "1"],
                           capture_output=True, text=True, timeout=150, cwd=ROOT)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == EXIT_INCONCLUSIVE, proc.stdout + proc.stderr  # 2 games decide no SPRT
     assert proc.stdout.splitlines()[-1].startswith("Final: ")
     width, height, colours = png_summary(str(plot))
     assert (width, height) == (1000, 720) and colours > 50

@@ -139,3 +139,53 @@ def test_los():
     assert los(0, 0) == 0.5
     # W 20 L 10: 0.5 * (1 + erf(10 / sqrt(60)))
     assert los(20, 10) == pytest.approx(0.5 * (1 + math.erf(10 / math.sqrt(60))))
+
+
+# --- small and one-sided samples: finite intervals ---------------------------------------
+
+@pytest.mark.parametrize("counts", [
+    [0, 0, 1],        # 1-0-0 (trinomial counts run [L, D, W])
+    [1, 0, 0],        # 0-0-1
+    [0, 0, 2],        # two wins
+    [2, 0, 0],        # two losses
+    [1, 0, 1],        # a win and a loss, no draw
+    [0, 1, 0],        # one draw
+    [0, 7, 0],        # only draws
+    [3, 0, 7],        # 3 losses, 7 wins
+    [0, 0, 0, 0, 1],  # one pair, both games won
+    [1, 0, 0, 0, 0],
+    [0, 0, 5, 0, 0],  # five even pairs
+    [0, 0, 0, 0, 74],
+])
+def test_small_and_one_sided_samples_have_a_finite_interval(counts):
+    estimate = elo_estimate(counts)
+    assert all(math.isfinite(value) for value in (estimate.elo, estimate.low, estimate.high, estimate.error))
+    assert estimate.low < estimate.elo < estimate.high and estimate.error > 0
+    assert 0.0 < estimate.score < 1.0
+
+
+def test_empirical_logit_is_the_textbook_interval_for_wins_and_losses():
+    # W 3, L 1: logit((W + 1/2) / (L + 1/2)) +- z sqrt(1/(W + 1/2) + 1/(L + 1/2)), in Elo
+    estimate = trinomial_elo(3, 0, 1)  # the normal interval reaches a score of 1
+    elo_per_logit = 400 / math.log(10)
+    assert estimate.adjusted
+    assert estimate.elo == pytest.approx(elo_per_logit * math.log(3.5 / 1.5))
+    assert estimate.error == pytest.approx(Z95 * elo_per_logit * math.sqrt(1 / 3.5 + 1 / 1.5))
+    one = trinomial_elo(1, 0, 0)  # 1-0-0: odds 1.5 : 0.5
+    assert one.elo == pytest.approx(400 * math.log10(3)) and one.error == pytest.approx(
+        Z95 * elo_per_logit * math.sqrt(1 / 1.5 + 1 / 0.5))
+    assert trinomial_elo(0, 0, 1).elo == pytest.approx(-one.elo)
+
+
+def test_only_draws_are_not_a_zero_width_interval():
+    estimate = trinomial_elo(0, 10, 0)
+    # counts [1/2, 10, 1/2] over 11 games: variance 0.25 / 11, stderr sqrt(variance / 11)
+    assert estimate.adjusted and estimate.elo == pytest.approx(0.0)
+    assert estimate.error == pytest.approx(Z95 * 400 / math.log(10) * math.sqrt(0.25 / 11 / 11) / 0.25)
+
+
+def test_ordinary_samples_keep_the_normal_interval():
+    # the fastchess reference values above are all ordinary: not adjusted
+    assert not trinomial_elo(859, 1329, 772).adjusted
+    assert not elo_estimate([1, 2, 3, 2, 1]).adjusted
+    assert not trinomial_elo(7, 0, 3).adjusted  # 70% of 10: the normal interval stays inside (0, 1)

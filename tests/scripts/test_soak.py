@@ -6,6 +6,7 @@ import re
 import shlex
 import sys
 
+import chess.pgn
 import pytest
 
 import memwatch
@@ -50,6 +51,16 @@ def test_soak_counts_a_stall_and_writes_the_summary_file(capsys, tmp_path):
     counts = soak.SUMMARY.match(line)
     assert counts and counts["stall"] == "2" and counts["faults"] == "2", line  # a stall a game, nothing else
     assert "fault: game 1: " in out and "fault: game 2: " in out and "(stall)" in out
+
+
+def test_soak_pgn_does_not_name_the_host(capsys, tmp_path):
+    pgn = tmp_path / "soak.pgn"
+    soak.main(["--engine", fake("--crash-after", "2"), "--tc", "10+0.1", "--games", "2", "--quiet",
+               "--pgn", str(pgn)])
+    capsys.readouterr()
+    with open(pgn, encoding="utf-8") as handle:
+        sites = {game.headers["Site"] for game in iter(lambda: chess.pgn.read_game(handle), None)}
+    assert sites == {"?"}  # the PGN standard's "unknown", not the machine's name
 
 
 def test_soak_tells_a_late_move_from_a_stall(capsys):

@@ -1,0 +1,92 @@
+"""``match.py --json FILE``: the final numbers of a match as one JSON object.
+
+Everything the last lines print, for scripts: the games and their W/D/L, the score, the Elo
+estimate with its 95% interval (the final line's), fastchess's nElo and ratios, the LOS, the
+pentanomial counts, the SPRT (LLR, bounds, decision), the faults and the exit status. A number
+that has no finite value (fastchess's nElo of a one-sided sample, say) is ``null``.
+"""
+
+import json
+import math
+import os
+from typing import Any, Dict, Optional
+
+from .fastchess import tally_elo
+from .runner import MatchConfig, MatchResult
+from .stats import EloEstimate, los
+
+FORMAT = 1
+"""Version of this layout; raised when a field changes meaning or goes away."""
+
+
+def _number(value: Optional[float]) -> Optional[float]:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _estimate(estimate: Optional[EloEstimate], model: str) -> Optional[Dict[str, Any]]:
+    if estimate is None:
+        return None
+    return {"value": _number(estimate.elo), "low": _number(estimate.low), "high": _number(estimate.high),
+            "error": _number(estimate.error), "confidence": 0.95, "model": model, "adjusted": estimate.adjusted}
+
+
+def result_object(result: MatchResult, config: MatchConfig) -> Dict[str, Any]:
+    """The JSON object of a finished (or failed) match."""
+    tally = result.tally
+    estimate, model = tally.best_elo()
+    block = tally_elo(tally)
+    sprt = config.sprt
+    counts = tally.fault_counts()
+    return {
+        "format": FORMAT,
+        "engine1": result.names[0],
+        "engine2": result.names[1],
+        "games": tally.games,
+        "wins": tally.wins,
+        "draws": tally.draws,
+        "losses": tally.losses,
+        "points": tally.points,
+        "score": tally.score,
+        "uncounted": tally.uncounted,
+        "elo": _estimate(estimate, model),
+        "elo_trinomial": _estimate(tally.elo(), "trinomial"),
+        "elo_pentanomial": _estimate(tally.penta_elo(), "pentanomial"),
+        "los": los(tally.wins, tally.losses),
+        "pairs": tally.pairs,
+        "pentanomial": list(tally.pentanomial),
+        "pairs_wl": tally.pairs_wl,
+        "pairs_dd": tally.pairs_dd,
+        "fastchess": {"elo": _number(block.elo), "elo_error": _number(block.elo_error),
+                      "nelo": _number(block.nelo), "nelo_error": _number(block.nelo_error),
+                      "los": _number(block.los), "draw_ratio": _number(block.draw_ratio),
+                      "pairs_ratio": _number(block.pairs_ratio), "wl_dd_ratio": _number(block.wl_dd_ratio)},
+        "sprt": None if sprt is None else {
+            "elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta, "model": sprt.model,
+            "llr": sprt.llr(tally.pentanomial), "lower": sprt.lower, "upper": sprt.upper,
+            "decision": result.verdict},
+        "faults": dict(counts, total=len(tally.faults),
+                       list=[{"game": fault.game, "engine": fault.engine, "name": fault.name, "kind": fault.kind,
+                              "detail": fault.detail} for fault in tally.faults]),
+        "exit_status": result.exit_code,
+    }
+
+
+def check_path(path: str) -> Optional[str]:
+    """Why ``path`` cannot receive the JSON (None when it can), asked before the first game."""
+    if os.path.isdir(path):
+        return "is a directory"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return "no such directory"
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        return "not writable"
+    return None
+
+
+def write(path: str, result: MatchResult, config: MatchConfig) -> None:
+    """Write the object to ``path`` (through a temporary file, so a reader never sees half)."""
+    text = json.dumps(result_object(result, config), indent=2, allow_nan=False) + "\n"
+    partial = path + ".tmp"
+    with open(partial, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(partial, path)
