@@ -131,7 +131,8 @@ def check_self_contained(text):
     parser = parse(text)
     assert text.startswith("<!DOCTYPE html>")
     assert parser.tags["html"] == parser.tags["head"] == parser.tags["body"] == 1
-    assert parser.tags["script"] == parser.tags["link"] == parser.tags["img"] == parser.tags["iframe"] == 0
+    assert parser.tags["link"] == parser.tags["img"] == parser.tags["iframe"] == parser.tags["object"] == 0
+    assert [name for tag, name, _ in parser.attributes if tag == "script" and name == "src"] == []  # inline only
     assert external_references(text) == []
     assert all(link.startswith("#") for link in parser.links), [l for l in parser.links if not l.startswith("#")]
     duplicates = [name for name, count in Counter(parser.ids).items() if count > 1]
@@ -205,7 +206,8 @@ def test_header_shows_players_event_opening_and_limits(opera):
 
 def test_the_report_is_well_formed_and_self_contained(opera):
     parser = check_self_contained(opera["html"])
-    assert parser.tags["svg"] == 1 + len(re.findall(r"<figure", opera["html"]))  # the chart + the diagrams
+    # the chart, the diagrams, the interactive board and the piece drawings it uses
+    assert parser.tags["svg"] == 3 + len(re.findall(r"<figure", opera["html"]))
     assert "http://" not in opera["html"] and "https://" not in opera["html"]
 
 
@@ -222,7 +224,7 @@ def test_many_games_and_a_game_from_a_fen(tmp_path):
     text = report.read_text(encoding="utf-8")
     check_self_contained(text)
     assert re.findall(r'<li><a href="#(game-\d)">', text) == ["game-1", "game-2"]
-    second = text[text.index('<section class="game" id="game-2">'):]
+    second = text[text.index('<section class="game" id="game-2"'):]
     assert "From a position &lt;&amp;&gt;" in second  # PGN text is escaped
     assert "r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 3 3" in second
     assert '<span class="num">3...</span> <b>Nf6??</b>' in second

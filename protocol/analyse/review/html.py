@@ -1,14 +1,17 @@
-"""The game review page: one self-contained HTML file (inline CSS and SVG, no script, no URL).
+"""The game review page: one self-contained HTML file (inline CSS, SVG and script, no URL).
 
-Per game: a header (players, event, result, opening, engine and limits), the evaluation
-chart (White's capped score per ply, an inline SVG drawn here, mistakes marked), each side's
-average centipawn loss and judgement counts, the move list with the judgements and the
-engine's line at each judged move, and a ``chess.svg`` board at each mistake or blunder with
-arrows for the move played (red) and the engine's move (green). Several games get a table
-of contents. Everything shown comes from ``protocol.analyse.review.model``.
+Per game: a header (players, event, result, opening, engine and limits), each side's
+accuracy, average centipawn loss and judgement counts, an interactive board next to the move
+list (the board after the selected move with the engine's best move as an arrow, the
+judgement and the engine's lines: ``interactive``), the evaluation chart (White's capped
+score per ply, an inline SVG drawn here, mistakes marked, clickable), and a ``chess.svg``
+board at each mistake or blunder with arrows for the move played (red) and the engine's move
+(green), which also serve readers without script. Several games get a table of contents.
+Everything shown comes from ``protocol.analyse.review.model``.
 """
 
 import html
+import json
 import re
 from typing import List, Optional, Tuple
 
@@ -19,6 +22,7 @@ import engine
 from protocol.analyse.review.model import (
     CP_CAP, DIAGRAM_JUDGEMENTS, JUDGEMENT_COLOURS, JUDGEMENTS, NAG_SYMBOLS, GameReview, PlyView,
     PositionReview, Review, chart_limit, move_ticks)
+from protocol.analyse.review import interactive
 
 CHART_WIDTH, CHART_HEIGHT = 760, 230
 CHART_MARGIN = (46, 12, 12, 26)
@@ -110,17 +114,22 @@ def render_report(reviews: List[Review], title: str = "Game review") -> str:
     parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              "<title>%s</title>" % esc(_page_title(reviews, title)),
-             "<style>%s</style>" % STYLE, "</head>", "<body>", "<main>",
+             "<style>%s%s</style>" % (STYLE, interactive.STYLE), "</head>", "<body>", "<main>",
              "<h1>%s</h1>" % esc(title),
              '<p class="sub">%s analysed by %s.</p>' % (" and ".join(counted) or "Nothing", esc(limits))]
     if len(reviews) > 1:
         parts.append(_contents(reviews))
+    if any(_interactive(review) for review in reviews):
+        parts.append(interactive.piece_defs())
     for review in reviews:
         if isinstance(review, GameReview):
             parts.append(_game_section(review))
         else:
             parts.append(_position_section(review))
-    parts += ["</main>", "</body>", "</html>", ""]
+    parts.append("</main>")
+    if any(_interactive(review) for review in reviews):
+        parts.append("<script>%s</script>" % interactive.SCRIPT)
+    parts += ["</body>", "</html>", ""]
     return "\n".join(parts)
 
 
@@ -148,8 +157,13 @@ def _contents(reviews: List[Review]) -> str:
 
 # --- one game ---------------------------------------------------------------------------------
 
+def _interactive(review: Review) -> bool:
+    """Whether the review gets the interactive board (an analysed game)."""
+    return isinstance(review, GameReview) and not review.error
+
+
 def _game_section(review: GameReview) -> str:
-    parts = ['<section class="game" id="%s">' % review.anchor,
+    parts = ['<section class="game" id="%s"%s>' % (review.anchor, " data-interactive" if _interactive(review) else ""),
              "<h2>%d. %s <small>%s</small></h2>" % (review.index, esc(review.title),
                                                     esc(review.headers.get("Result", "")))]
     if review.error:
@@ -158,14 +172,14 @@ def _game_section(review: GameReview) -> str:
         parts.append("</section>")
         return "\n".join(parts)
     parts.append('<div class="top">%s%s</div>' % (_meta_table(review), _stats_table(review)))
+    parts.append('<div class="review">%s%s</div>' % (_viewer(review), _move_list(review)))
     parts.append('<h3>Evaluation</h3><div class="chart">%s</div>' % eval_chart_svg(review))
     parts.append(_legend())
     diagrams = [view for view in review.plies if view.judgement in DIAGRAM_JUDGEMENTS]
     if diagrams:
         parts.append("<h3>Mistakes and blunders on the board</h3>")
         parts.append('<div class="diagrams">%s</div>' % "".join(_diagram(review, view) for view in diagrams))
-    parts.append("<h3>Moves</h3>")
-    parts.append(_move_list(review))
+    parts.append('<script type="application/json" class="review-data">%s</script>' % _json_text(game_data(review)))
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -250,7 +264,7 @@ def _move_list(review: GameReview) -> str:
         score = ""
         if record is not None:
             score = format_score(record.get("after_white_cp"), record.get("after_white_mate"))
-        target = ' id="%s"' % _move_id(review, view)
+        target = ' id="%s" data-after="%d"' % (_move_id(review, view), view.ply + 1)
         classes = "mv" + (" " + judgement if judgement else "")
         parts.append('<span class="%s"%s>%s%s%s</span>' % (
             classes, target, number, move, " <small>%s</small>" % esc(score) if score else ""))
@@ -263,6 +277,62 @@ def _move_list(review: GameReview) -> str:
         parts.append('<span class="mv"><b>%s</b></span>' % esc(result))
     parts.append("</div>")
     return "".join(parts)
+
+
+def _viewer(review: GameReview) -> str:
+    """The interactive board's place: an empty board, the buttons and the text under it
+    (the page's script draws and fills them; ``interactive``)."""
+    size = 8 * interactive.SQUARE
+    buttons = "".join('<button type="button" data-go="%s" title="%s">%s</button>' % item for item in (
+        ("first", "Start (Home)", "|&lt;"), ("previous", "Previous move (←)", "&lt;"),
+        ("next", "Next move (→)", "&gt;"), ("last", "Last move (End)", "&gt;|"), ("flip", "Flip the board (f)", "flip")))
+    return ('<div class="viewer" id="g%d-viewer" data-ply="" data-fen="">'
+            '<svg class="board" viewBox="0 0 %d %d" role="img" aria-label="board"></svg>'
+            '<div class="controls">%s</div>'
+            '<div class="info"><p class="nojs">The board needs JavaScript; the diagrams below show the mistakes.</p>'
+            '</div></div>' % (review.index, size, size, buttons))
+
+
+def game_data(review: GameReview) -> dict:
+    """What the page's script shows of a game: for every position (plies played, 0 = the start)
+    its FEN, the move that led to it (UCI, ``14... Nc3?``), White's score, the engine's best move
+    and line from it, the king in check, the end of the game, and the judgement of the move
+    that led to it with the engine's better move and line."""
+    positions = []
+    board = review.start.copy()
+    records = review.records
+    for ply in range(len(review.plies) + 1):
+        view = review.plies[ply - 1] if ply else None
+        if view is not None:
+            board.push(view.move)
+        record = records.get(ply)
+        previous = view.record if view is not None else None
+        score = ""
+        if record is not None:
+            score = format_score(record.get("white_cp"), record.get("white_mate"))
+        elif previous is not None:
+            score = format_score(previous.get("after_white_cp"), previous.get("after_white_mate"))
+        position = {"fen": board.fen(shredder=board.chess960), "uci": view.move.uci() if view else None,
+                    "label": view.label + (NAG_SYMBOLS[view.judgement] if view.judgement else "") if view else None,
+                    "score": score, "check": chess.square_name(board.king(board.turn)) if board.is_check() else None,
+                    "best": None, "bestSan": None, "line": None, "over": None}
+        if record is not None:
+            position["over"] = {"checkmate": "Checkmate.", "stalemate": "Stalemate."}.get(record.get("game_over") or "")
+            if record.get("best_uci"):
+                position.update(best=record["best_uci"], bestSan=record.get("best_san"),
+                                line=numbered_line(board, record.get("pv_san") or []))
+        if view is not None and view.judgement:
+            position.update(judgement=view.judgement, text=view.judgement_text,
+                            before=format_score(previous.get("white_cp"), previous.get("white_mate")),
+                            after=format_score(previous.get("after_white_cp"), previous.get("after_white_mate")),
+                            alt=previous.get("best_san"), altLine=numbered_line(view.board, previous.get("pv_san") or []))
+        positions.append(position)
+    return {"index": review.index, "positions": positions}
+
+
+def _json_text(data: object) -> str:
+    """JSON that is safe inside a ``<script>`` element (no ``<``, so no ``</script>``)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def _move_id(review: GameReview, view: PlyView) -> str:
@@ -278,7 +348,7 @@ def _note(review: GameReview, view: PlyView) -> str:
     judgement = view.judgement
     before = format_score(record.get("white_cp"), record.get("white_mate"))
     after = format_score(record.get("after_white_cp"), record.get("after_white_mate"))
-    text = "%s (%s → %s). Best was %s" % (judgement.capitalize(), before, after, record.get("best_san"))
+    text = "%s (%s → %s). Best was %s" % (view.judgement_text, before, after, record.get("best_san"))
     line = numbered_line(view.board, record.get("pv_san") or [])
     link = ""
     if judgement in DIAGRAM_JUDGEMENTS:
@@ -336,8 +406,8 @@ def eval_chart_svg(review: GameReview) -> str:
     def y(score: float) -> float:
         return top + height * (limit - score) / (2.0 * limit)
 
-    out = ['<svg viewBox="0 0 %d %d" role="img" aria-label="%s">' % (
-        CHART_WIDTH, CHART_HEIGHT, esc("Evaluation of %s" % review.title))]
+    out = ['<svg class="eval-chart" viewBox="0 0 %d %d" role="img" aria-label="%s" data-left="%d" data-width="%d" '
+           'data-span="%d">' % (CHART_WIDTH, CHART_HEIGHT, esc("Evaluation of %s" % review.title), left, width, span)]
     out.append('<rect x="%d" y="%d" width="%d" height="%.1f" fill="#ffffff"/>' % (left, top, width, height / 2.0))
     out.append('<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="#e9e9e6"/>' % (
         left, top + height / 2.0, width, height / 2.0))
@@ -359,6 +429,8 @@ def eval_chart_svg(review: GameReview) -> str:
                    'stroke-linejoin="round" data-plies="%s" data-scores="%s"/>' % (
                        coords, " ".join(str(ply) for ply, _ in points),
                        " ".join(str(score) for _, score in points)))
+    out.append('<line class="cursor" x1="%d" y1="%d" x2="%d" y2="%d" stroke="#2a5db0" stroke-width="1.5" '
+               'visibility="hidden" pointer-events="none"/>' % (left, top, left, top + height))
     for ply, score, view in review.marks():
         dot = '<circle class="mark %s" cx="%.1f" cy="%.1f" r="4.5" fill="%s" stroke="#fff" stroke-width="1.2" ' \
               'data-ply="%d" data-score="%d"><title>%s</title></circle>' % (

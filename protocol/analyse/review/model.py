@@ -19,7 +19,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from protocol.analyse.annotate import CP_CAP, capped_cp
+from protocol.analyse.annotate import CP_CAP, MATE_JUDGEMENTS, capped_cp
 from protocol.analyse.inputs import PositionTask, Task, read_game
 from protocol.analyse.review.accuracy import game_accuracy, win_percent
 from protocol.analyse.tasks import TaskResult
@@ -74,6 +74,14 @@ class PlyView:
     def judgement(self) -> Optional[str]:
         """The move's judgement (``inaccuracy``, ``mistake``, ``blunder``), or None."""
         return self.record.get("judgement") if self.record else None
+
+    @property
+    def judgement_text(self) -> Optional[str]:
+        """What lichess says of the move: ``Mistake``, ``Checkmate is now unavoidable``, ... or None."""
+        if not self.judgement:
+            return None
+        mate = self.record.get("mate_judgement") if self.record else None
+        return MATE_JUDGEMENTS[mate] if mate in MATE_JUDGEMENTS else self.judgement.capitalize()
 
     @property
     def label(self) -> str:
