@@ -1,12 +1,16 @@
 """Helpers shared by the in-process tests of the UCI loop and the search: the loop driven with
-scripted lines and fake searchers, a fake clock and fake tablebases (no subprocess, no sleeps)."""
+scripted lines and fake searchers (or a real one that fails), a fake clock, fake tablebases and
+copies of the real ones with a broken file (no subprocess, no sleeps)."""
 
+import shutil
 import threading
 from typing import Callable, List, Optional
 
 import chess
 
+from engine.search import Searcher
 from engine.types import SearchInfo, SearchResult
+from paths import SYZYGY
 from protocol.uci.loop import UciLoop, Writer
 
 
@@ -93,6 +97,19 @@ class FakeSearcher:
         return SearchResult(best, ponder, [line], nodes=25, time_ms=3)
 
 
+class FailsAtDepth(Searcher):
+    """A searcher whose tree raises (a bug, a resource failing) once ``depth`` is reached."""
+
+    def __init__(self, depth: int) -> None:
+        super().__init__()
+        self.fail_depth = depth
+
+    def _search_root(self, depth, alpha, beta, moves, state, track=False):
+        if depth >= self.fail_depth:
+            raise RuntimeError("disk on fire")
+        return super()._search_root(depth, alpha, beta, moves, state, track)
+
+
 def make_loop(**searcher_args):
     """A loop over a FakeSearcher; returns (loop, output, holder) with holder[0] the searcher."""
     output = Output()
@@ -157,3 +174,15 @@ class MockTables:
         weak_king = board.king(not self._queen_side(board))
         centrality = 7 - max(abs(3.5 - (weak_king & 7)), abs(3.5 - (weak_king >> 3))) * 2
         return int(centrality + 1) * (1 if wdl > 0 else -1)
+
+
+QUEEN_TAKES_ROOK = ("8/8/8/4k3/8/3r4/8/KQ6 w - - 0 1", chess.Move.from_uci("b1d3"))
+"""KQ v KR with the rook en prise: (FEN, the capture), found with or without tables."""
+
+
+def broken_copy(tmp_path, name: str, data: bytes):
+    """A copy of the real tables (tests/data/syzygy) in ``tmp_path`` with file ``name`` holding ``data``."""
+    directory = tmp_path / "syzygy"
+    shutil.copytree(SYZYGY, str(directory))
+    (directory / name).write_bytes(data)
+    return directory

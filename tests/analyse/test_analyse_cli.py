@@ -24,6 +24,7 @@ from protocol.analyse.annotate import judge, winning_chances
 from protocol.analyse.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
 from protocol.analyse.output import CSV_COLUMNS, Progress
 from protocol.analyse.tasks import LINE_KEYS, RECORD_KEYS
+from paths import QUIRKY, QUIRKY_FILES, QUIRKY_SUMMARY
 from sample_games import OPERA_GAME, OPERA_PLIES, SCHOLAR
 
 BROKEN_GAME = """[Event "broken"]
@@ -250,6 +251,125 @@ def test_latin1_pgn_keeps_its_names(tmp_path):
     assert status == 0 and err == ""
     game = chess.pgn.read_game(io.StringIO(out))
     assert (game.headers["White"], game.headers["Black"]) == ("Réti", "Müller")
+
+
+# -- positions as users give them (engine/epd.py): quirky files, split FENs, standard input --
+
+BOARD = "2Q2n2/2R4p/1p1qpp1k/8/3P3P/3B2P1/5PK1/r7 w - -"
+START_FEN = chess.STARTING_FEN
+START = START_FEN.split()[0]
+
+
+def run_analyse(argv, stdin_text=None):
+    """``run`` with the records read: (status, records, stderr)."""
+    status, out, err = run(argv, stdin_text)
+    return status, records(out), err
+
+
+@pytest.mark.parametrize("name", sorted(QUIRKY_FILES))
+def test_pruner_analyse_reads_the_quirky_files(name):
+    path = os.path.join(QUIRKY, name)
+    status, items, err = run_analyse(["--depth", "1", "--jobs", "1", "-q", path])
+    assert len(items) == QUIRKY_FILES[name][0], err
+    if name == "mixed_quirks.epd":
+        assert status != 0 and "mixed_quirks.epd:6: bad position, skipped: illegal position: too many kings" in err
+        for line in QUIRKY_SUMMARY:
+            assert err.count(line) == 1, err
+    else:
+        assert status == 0 and "ignored" not in err, err
+        assert all(item["id"] for item in items)
+
+
+def test_unquoted_fen_is_joined_not_misread():
+    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"
+    status, items, err = run_analyse(["--depth", "1", "-q"] + fen.split())
+    assert status == 0 and [item["fen"] for item in items] == [fen]
+    assert "arguments 1-6 read as one position" in err and "not a FEN" not in err
+
+
+def test_unquoted_fen_then_more_arguments():
+    fen = "8/8/8/8/8/8/8/K6k w - -"
+    status, items, err = run_analyse(["--depth", "1", "-q"] + fen.split() + ["startpos"])
+    assert status == 0 and [item["fen"] for item in items] == [fen + " 0 1", START_FEN]
+
+
+def test_dash_inside_a_fen_is_not_stdin():
+    # Without the join, '-' would read standard input: here an EPD line that would give a record.
+    status, items, err = run_analyse(["--depth", "1", "-q", "8/8/8/8/8/8/8/K6k", "w", "-", "-"],
+                                     stdin_text="startpos\n")
+    assert status == 0 and [item["fen"] for item in items] == ["8/8/8/8/8/8/8/K6k w - - 0 1"]
+
+
+def test_half_a_fen_is_refused_with_the_argument_named():
+    status, items, err = run_analyse(["--depth", "1", "-q", "8/8/8/8/8/8/8/K6k", "x"])
+    assert status != 0 and items == []
+    assert "argument 2" in err
+
+
+def test_ignored_parts_of_an_argument_are_reported_once():
+    status, items, err = run_analyse(["--depth", "1", "-q", BOARD + " bm Zz9 Qxf8+; tcsi x;"])
+    assert status == 0 and len(items) == 1
+    assert err.count("argument 1: bm move 'Zz9' (not legal here) ignored") == 1, err
+    assert err.count("argument 1: unknown opcode 'tcsi' ignored") == 1, err
+
+
+@pytest.mark.parametrize("argv", [
+    [START + " b", "KQkq", "-", "0", "1"],                       # half-quoted
+    [START + " b KQkq", "-", "0", "1"],
+    [START + " b KQkq - 0", "1"],
+])
+def test_a_half_quoted_fen_is_joined_with_its_other_fields(argv):
+    # Without the join: a record for '... b - - 0 1' and the '-' reads standard input.
+    status, items, err = run_analyse(["--depth", "1", "-q"] + argv, stdin_text="startpos\n")
+    assert status == 0 and [item["fen"] for item in items] == [START + " b KQkq - 0 1"], err
+    assert "arguments 1-%d read as one position" % len(argv) in err
+
+
+@pytest.mark.parametrize("argv,named", [
+    ([START, "b", "KQkx", "-", "0", "1"], "castling field 'KQkx'"),
+    ([START + " b", "KQkx", "-", "0", "1"], "castling field 'KQkx'"),
+    ([START, "b", "KQkq", "-", "0", "x"], "fullmove number 'x'"),
+    ([START + " b KQkq - 0 x"], "fullmove number 'x'"),
+    ([START, "b", "KQkq", "e9", "0", "1"], "en passant field 'e9'"),
+    (["startpos", "moves", "e2e4", "e7e6x"], "'e7e6x' at ply 2"),
+    (["startpos moves e2e4 e7e6x"], "'e7e6x' at ply 2"),
+    (["startpos", "moves", "e2e4", "e2e4"], "illegal move 'e2e4' at ply 2"),
+    (["startpos moves e2e4", "e7e6x"], "'e7e6x' at ply 2"),
+])
+def test_a_split_fen_with_a_bad_field_gives_no_record(argv, named):
+    # Never a record for a position the user did not give (the start position read from the
+    # '-' as standard input, or the FEN without its bad field): the whole argument is refused.
+    status, items, err = run_analyse(["--depth", "1", "-q"] + argv, stdin_text="startpos\n")
+    assert status != 0 and items == [], err
+    assert named in err, err
+    first = "argument 1" if len(argv) == 1 else "arguments 1-%d" % len(argv)
+    assert first + ": " in err and "read as one position" not in err, err
+    if len(argv) > 1:
+        assert "quote" in err
+
+
+def test_movetext_without_tags_and_startpos_moves():
+    status, items, err = run_analyse(["--depth", "1", "-q", "-"], stdin_text="1. e4 e5 2. Nf3 Nc6 *\n")
+    assert status == 0 and [item["move_san"] for item in items] == ["e4", "e5", "Nf3", "Nc6", None]
+    status, items, err = run_analyse(["--depth", "1", "-q", "startpos moves e2e4 e7e5"])
+    assert status == 0 and [item["fen"] for item in items] == [
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"]
+
+
+def test_a_file_without_a_game_is_an_error(tmp_path):
+    junk = tmp_path / "x.pgn"
+    junk.write_bytes(bytes((n * 7919 + 13) % 256 for n in range(3000)))
+    text = tmp_path / "notes.pgn"
+    text.write_text("These are my notes, not a game.\n")
+    for path in (junk, text):
+        status, items, err = run_analyse(["--depth", "1", "-q", str(path)])
+        assert status != 0 and items == []
+        assert "%s: no games found (not a PGN file?)" % path in err
+
+
+def test_empty_stdin_is_an_error():
+    status, items, err = run_analyse(["--depth", "1", "-q", "-"], stdin_text="")
+    assert status != 0 and items == [] and "<stdin>: no positions found" in err
 
 
 # -- --jobs ---------------------------------------------------------------------------------

@@ -1,29 +1,23 @@
-"""engine/epd.py and the programs that read positions through it: EPD/FEN files as other tools
-write them (tests/data/quirky), command lines as users type them, and scripts/match.py's
-argument errors.
+"""engine/epd.py: EPD/FEN lines and files as other tools write them (tests/data/quirky).
+
+The programs that read positions through it are tested with each program: command lines as
+users type them and the quirky files through ``pruner analyse`` in
+tests/analyse/test_analyse_cli.py, the quirky files as a suite in tests/scripts/test_suite.py,
+match openings and scripts/match.py's argument errors in tests/scripts/test_match.py.
 
 Each quirk has a line that python-chess alone refuses (checked first), so a regression of the
 lenient reader cannot hide behind python-chess.
 """
 
-import io
-import json
 import os
 import re
-import subprocess
-import sys
 
 import chess
 import pytest
 
 from engine.epd import EpdReader, SkippedLine
-from protocol.analyse.cli import main as analyse_main
 
-from matchlib.epdsuite import load_suite
-from matchlib.openings import load_openings
-from paths import ROOT, SCRIPTS
-
-QUIRKY = os.path.join(ROOT, "tests", "data", "quirky")
+from paths import QUIRKY, QUIRKY_FILES, QUIRKY_SUMMARY
 
 BOARD = "2Q2n2/2R4p/1p1qpp1k/8/3P3P/3B2P1/5PK1/r7 w - -"
 START_FEN = chess.STARTING_FEN
@@ -169,29 +163,15 @@ def test_lines_python_chess_accepts_are_checked_too():
 
 # -- the quirky files: read in full by every program ---------------------------------------------
 
-FIXTURES = {  # file: (lines with a position, positions with something to find for a suite)
-    "sbd_style.epd": (12, 12),
-    "lct2_style.epd": (10, 10),
-    "kaufman_style.epd": (10, 10),
-    "mate_style.epd": (10, 10),
-    "mixed_quirks.epd": (6, 5),
-}
-MIXED_SUMMARY = [
-    "1 line: unknown opcode 'tcsi' ignored (first at line 3)",
-    "1 line: bm move 'Zz9' (not legal here) ignored (first at line 4)",
-    "1 line: dm operand 'x' (not an integer) ignored (first at line 7)",
-]
-
-
-@pytest.mark.parametrize("name", sorted(FIXTURES))
+@pytest.mark.parametrize("name", sorted(QUIRKY_FILES))
 def test_quirky_files_are_read_in_full(name):
     path = os.path.join(QUIRKY, name)
     reader = EpdReader()
     with open(path, encoding="utf-8-sig", errors="replace") as handle:
         items = list(reader.read(handle))
     records = [item for item in items if not isinstance(item, SkippedLine)]
-    assert len(records) == FIXTURES[name][0]
-    assert reader.summary() == (MIXED_SUMMARY if name == "mixed_quirks.epd" else [])
+    assert len(records) == QUIRKY_FILES[name][0]
+    assert reader.summary() == (QUIRKY_SUMMARY if name == "mixed_quirks.epd" else [])
     if name != "mixed_quirks.epd":
         assert all(item.id and (item.ops.get("bm") or item.ops.get("am")) for item in records)
         with open(path, "rb") as handle:  # the file's own python-chess refusals are what is tested
@@ -212,174 +192,3 @@ def test_mate_suite_fixture_keeps_its_mate_distances():
         records = list(reader.read(handle))
     assert [record.id for record in records] == ["M%02d" % n for n in range(1, 11)]
     assert all(1 <= record.ops["dm"] <= 4 for record in records)
-
-
-@pytest.mark.parametrize("name", sorted(FIXTURES))
-def test_suite_script_reads_the_quirky_files(name):
-    reports = []
-    positions = load_suite(os.path.join(QUIRKY, name), report=reports.append)
-    assert len(positions) == FIXTURES[name][1]
-    summary = [line.split(": ", 1)[1] for line in reports if ": skipped: " not in line]
-    assert summary == (MIXED_SUMMARY if name == "mixed_quirks.epd" else [])
-
-
-def run_analyse(argv, stdin_text=None):
-    out, err = io.StringIO(), io.StringIO()
-    status = analyse_main(list(argv), stdout=out, stderr=err,
-                          stdin=io.StringIO(stdin_text) if stdin_text is not None else None)
-    return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
-
-
-@pytest.mark.parametrize("name", sorted(FIXTURES))
-def test_pruner_analyse_reads_the_quirky_files(name):
-    path = os.path.join(QUIRKY, name)
-    status, items, err = run_analyse(["--depth", "1", "--jobs", "1", "-q", path])
-    assert len(items) == FIXTURES[name][0], err
-    if name == "mixed_quirks.epd":
-        assert status != 0 and "mixed_quirks.epd:6: bad position, skipped: illegal position: too many kings" in err
-        for line in MIXED_SUMMARY:
-            assert err.count(line) == 1, err
-    else:
-        assert status == 0 and "ignored" not in err, err
-        assert all(item["id"] for item in items)
-
-
-# -- command lines ------------------------------------------------------------------------------
-
-def test_unquoted_fen_is_joined_not_misread():
-    fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1"
-    status, items, err = run_analyse(["--depth", "1", "-q"] + fen.split())
-    assert status == 0 and [item["fen"] for item in items] == [fen]
-    assert "arguments 1-6 read as one position" in err and "not a FEN" not in err
-
-
-def test_unquoted_fen_then_more_arguments():
-    fen = "8/8/8/8/8/8/8/K6k w - -"
-    status, items, err = run_analyse(["--depth", "1", "-q"] + fen.split() + ["startpos"])
-    assert status == 0 and [item["fen"] for item in items] == [fen + " 0 1", START_FEN]
-
-
-def test_dash_inside_a_fen_is_not_stdin():
-    # Without the join, '-' would read standard input: here an EPD line that would give a record.
-    status, items, err = run_analyse(["--depth", "1", "-q", "8/8/8/8/8/8/8/K6k", "w", "-", "-"],
-                                     stdin_text="startpos\n")
-    assert status == 0 and [item["fen"] for item in items] == ["8/8/8/8/8/8/8/K6k w - - 0 1"]
-
-
-def test_half_a_fen_is_refused_with_the_argument_named():
-    status, items, err = run_analyse(["--depth", "1", "-q", "8/8/8/8/8/8/8/K6k", "x"])
-    assert status != 0 and items == []
-    assert "argument 2" in err
-
-
-def test_ignored_parts_of_an_argument_are_reported_once():
-    status, items, err = run_analyse(["--depth", "1", "-q", BOARD + " bm Zz9 Qxf8+; tcsi x;"])
-    assert status == 0 and len(items) == 1
-    assert err.count("argument 1: bm move 'Zz9' (not legal here) ignored") == 1, err
-    assert err.count("argument 1: unknown opcode 'tcsi' ignored") == 1, err
-
-
-@pytest.mark.parametrize("argv", [
-    [START + " b", "KQkq", "-", "0", "1"],                       # half-quoted
-    [START + " b KQkq", "-", "0", "1"],
-    [START + " b KQkq - 0", "1"],
-])
-def test_a_half_quoted_fen_is_joined_with_its_other_fields(argv):
-    # Without the join: a record for '... b - - 0 1' and the '-' reads standard input.
-    status, items, err = run_analyse(["--depth", "1", "-q"] + argv, stdin_text="startpos\n")
-    assert status == 0 and [item["fen"] for item in items] == [START + " b KQkq - 0 1"], err
-    assert "arguments 1-%d read as one position" % len(argv) in err
-
-
-@pytest.mark.parametrize("argv,named", [
-    ([START, "b", "KQkx", "-", "0", "1"], "castling field 'KQkx'"),
-    ([START + " b", "KQkx", "-", "0", "1"], "castling field 'KQkx'"),
-    ([START, "b", "KQkq", "-", "0", "x"], "fullmove number 'x'"),
-    ([START + " b KQkq - 0 x"], "fullmove number 'x'"),
-    ([START, "b", "KQkq", "e9", "0", "1"], "en passant field 'e9'"),
-    (["startpos", "moves", "e2e4", "e7e6x"], "'e7e6x' at ply 2"),
-    (["startpos moves e2e4 e7e6x"], "'e7e6x' at ply 2"),
-    (["startpos", "moves", "e2e4", "e2e4"], "illegal move 'e2e4' at ply 2"),
-    (["startpos moves e2e4", "e7e6x"], "'e7e6x' at ply 2"),
-])
-def test_a_split_fen_with_a_bad_field_gives_no_record(argv, named):
-    # Never a record for a position the user did not give (the start position read from the
-    # '-' as standard input, or the FEN without its bad field): the whole argument is refused.
-    status, items, err = run_analyse(["--depth", "1", "-q"] + argv, stdin_text="startpos\n")
-    assert status != 0 and items == [], err
-    assert named in err, err
-    first = "argument 1" if len(argv) == 1 else "arguments 1-%d" % len(argv)
-    assert first + ": " in err and "read as one position" not in err, err
-    if len(argv) > 1:
-        assert "quote" in err
-
-
-def test_movetext_without_tags_and_startpos_moves():
-    status, items, err = run_analyse(["--depth", "1", "-q", "-"], stdin_text="1. e4 e5 2. Nf3 Nc6 *\n")
-    assert status == 0 and [item["move_san"] for item in items] == ["e4", "e5", "Nf3", "Nc6", None]
-    status, items, err = run_analyse(["--depth", "1", "-q", "startpos moves e2e4 e7e5"])
-    assert status == 0 and [item["fen"] for item in items] == [
-        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"]
-
-
-def test_a_file_without_a_game_is_an_error(tmp_path):
-    junk = tmp_path / "x.pgn"
-    junk.write_bytes(bytes((n * 7919 + 13) % 256 for n in range(3000)))
-    text = tmp_path / "notes.pgn"
-    text.write_text("These are my notes, not a game.\n")
-    for path in (junk, text):
-        status, items, err = run_analyse(["--depth", "1", "-q", str(path)])
-        assert status != 0 and items == []
-        assert "%s: no games found (not a PGN file?)" % path in err
-
-
-def test_empty_stdin_is_an_error():
-    status, items, err = run_analyse(["--depth", "1", "-q", "-"], stdin_text="")
-    assert status != 0 and items == [] and "<stdin>: no positions found" in err
-
-
-# -- match openings from PGN: the same reader as pruner analyse ----------------------------------
-
-def test_pgn_openings_refuse_a_file_without_a_game(tmp_path):
-    path = tmp_path / "book.pgn"
-    path.write_text("hello world\n")
-    with pytest.raises(ValueError, match=re.escape("%s: no games found (not a PGN file?)" % path)):
-        load_openings(str(path))
-
-
-def test_pgn_openings_refuse_a_broken_game_without_crashing(tmp_path):
-    path = tmp_path / "book.pgn"
-    path.write_text("1. e4 ( e5 ) ) !\n")  # python-chess alone raises IndexError on it
-    with pytest.raises(ValueError, match=re.escape("%s:1: game 1: illegal san: 'e5'" % path)):
-        load_openings(str(path))
-
-
-def test_pgn_openings_read_latin1(tmp_path):
-    path = tmp_path / "book.pgn"
-    path.write_bytes('[Event "a"]\n[Opening "Réti"]\n\n1. Nf3 d5 *\n'.encode("latin-1"))
-    [opening] = load_openings(str(path))
-    assert opening.label == "book.pgn:game 1 (Réti)" and [m.uci() for m in opening.moves] == ["g1f3", "d7d5"]
-
-
-# -- scripts/match.py ---------------------------------------------------------------------------
-
-def run_match(*args):
-    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", "pruner"] + list(args),
-                          capture_output=True, text=True, timeout=60)
-
-
-@pytest.mark.parametrize("args,message", [
-    (["--tc", "1+x"], "--tc 1+x"),
-    (["--tc", "1+0.1", "--games", "3"], "--games 3: games come in pairs"),
-    (["--tc", "1+0.1", "--jobs", "0"], "--jobs must be at least 1"),
-    (["--tc", "1+0.1", "--openings", "nowhere.epd"], "--openings nowhere.epd"),
-])
-def test_match_argument_errors_name_the_flag(args, message):
-    proc = run_match(*args)
-    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
-
-
-def test_match_from_the_start_position_only_is_loud(tmp_path):
-    proc = run_match("--depth", "1", "--games", "2", "--openings", "startpos",
-                     "--pgn", str(tmp_path / "m.pgn"), "--max-moves", "2")
-    assert "WARNING: every game starts from the start position" in proc.stderr, proc.stderr

@@ -8,6 +8,7 @@ import pytest
 from engine import bench
 from engine.search import Searcher
 from engine.types import Limits, SearchInfo
+from loop_helpers import FailsAtDepth
 
 MATES = [
     # (fen, mate in N moves)
@@ -336,16 +337,6 @@ def test_search_params_parse_overrides_and_rejects_unknown_names():
             SearchParams.parse(bad)
 
 
-def test_pruner_params_environment_reaches_the_searcher(monkeypatch, capsys):
-    from engine.search import SearchParams
-    from protocol.uci.loop import _default_searcher
-    monkeypatch.setenv("PRUNER_PARAMS", "nmp_depth=99")
-    assert _default_searcher(1).main.params.nmp_depth == 99
-    monkeypatch.setenv("PRUNER_PARAMS", "bogus=1")
-    assert _default_searcher(1).main.params == SearchParams()   # the defaults, reported once
-    assert "PRUNER_PARAMS ignored" in capsys.readouterr().err
-
-
 def test_movetime_is_used_to_the_end(monkeypatch):
     # `go movetime 1000` with 10 ms of move overhead: the search goes on until 990 ms (the
     # clock here moves on 10 ms at each reading), as Stockfish does; it used to stop starting
@@ -358,19 +349,6 @@ def test_movetime_is_used_to_the_end(monkeypatch):
     assert result.best_move in chess.Board(bench.POSITIONS[1]).legal_moves
 
 
-class FailsAtDepth(Searcher):
-    """A searcher whose tree raises (a bug, a resource failing) once ``depth`` is reached."""
-
-    def __init__(self, depth: int) -> None:
-        super().__init__()
-        self.fail_depth = depth
-
-    def _search_root(self, depth, alpha, beta, moves, state, track=False):
-        if depth >= self.fail_depth:
-            raise RuntimeError("disk on fire")
-        return super()._search_root(depth, alpha, beta, moves, state, track)
-
-
 def test_failing_search_answers_with_its_last_completed_iteration():
     board = chess.Board(bench.POSITIONS[9])
     depth_three = Searcher().search(board, Limits(depth=3))
@@ -378,20 +356,6 @@ def test_failing_search_answers_with_its_last_completed_iteration():
     assert isinstance(result.error, RuntimeError)
     assert result.depth == 3 and result.best_move == depth_three.best_move
     assert result.best_move != next(iter(board.legal_moves))  # not "any legal move"
-
-
-def test_failing_search_is_reported_over_uci_with_its_move():
-    from protocol.uci.loop import UciLoop, Writer
-    from loop_helpers import WAIT, Output, run
-    board = chess.Board(bench.POSITIONS[9])
-    expected = Searcher().search(board, Limits(depth=3)).best_move
-    output = Output()
-    loop = UciLoop(Writer(output.write), lambda hash_mb: FailsAtDepth(4))
-    run(loop, "position fen %s" % bench.POSITIONS[9], "go depth 6")
-    assert loop.wait_idle(WAIT)
-    assert any(line.startswith("info string error: internal: search stopped at depth 3")
-               and "disk on fire" in line for line in output.lines)
-    assert output.lines[-1].split()[:2] == ["bestmove", expected.uci()]
 
 
 def test_null_move_in_the_game_history():

@@ -1,17 +1,16 @@
-"""UCI_LimitStrength / UCI_Elo: the strength model (engine/strength.py) and its use by the loop."""
+"""UCI_LimitStrength / UCI_Elo: the strength model (engine/strength.py); its use by the loop is
+tested in tests/uci/test_engine_options.py."""
 
 import random
-import re
 
 import chess
 import pytest
 
 from engine import bench
 from engine.search import Searcher
-from engine.strength import MODEL, UCI_ELO, Calibration, CalibrationPoint, StrengthLimit, limit_for_uci_elo
+from engine.strength import MODEL, Calibration, CalibrationPoint, StrengthLimit
 from engine.types import MATE, Limits, SearchInfo
-from protocol.uci.loop import UciLoop, Writer
-from loop_helpers import WAIT, Output, SteppingClock, make_loop, run
+from loop_helpers import SteppingClock
 
 POSITIONS = bench.POSITIONS[:20]
 
@@ -73,60 +72,6 @@ def test_choose_respects_the_loss_bound_mates_and_shallow_searches():
     assert [weak.choose(lines, random.Random(9)) for _ in range(5)] == [weak.choose(lines, random.Random(9))] * 5
 
 
-def test_low_elo_sometimes_plays_a_worse_move_never_an_illegal_one():
-    """20 positions through the loop with a real searcher at the lowest Elo, seeded."""
-    output = Output()
-    loop = UciLoop(Writer(output.write), Searcher, rng=random.Random(2024))
-    run(loop, "setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value %d" % UCI_ELO.min_elo)
-    differs = searched = 0
-    for fen in POSITIONS:
-        before = len(output.lines)
-        run(loop, "position fen %s" % fen, "go wtime 60000 btime 60000")
-        assert loop.wait_idle(WAIT * 3), "no bestmove: the search hung"
-        lines = output.lines[before:]
-        assert lines[-1].startswith("bestmove ")
-        move = lines[-1].split()[1]
-        assert chess.Move.from_uci(move) in chess.Board(fen).legal_moves
-        nodes = int(re.search(r" nodes (\d+) ", lines[-2]).group(1))
-        assert nodes <= limit_for_uci_elo(UCI_ELO.min_elo).nodes  # the node budget
-        infos = [l for l in lines if l.startswith("info depth")]
-        assert all(" multipv 1 " in l for l in infos)  # only the lines the GUI asked for
-        if infos:  # else the budget ran out inside depth 1: the first ordered move is played
-            searched += 1
-            differs += move != infos[-1].split(" pv ")[1].split()[0]
-    assert searched >= 15
-    assert 0 < differs < searched
-
-
-def test_limit_strength_off_leaves_the_search_as_it_was():
-    loop, output, holder = make_loop()
-    run(loop, "setoption name UCI_Elo value %d" % UCI_ELO.min_elo, "go depth 3")
-    assert loop.wait_idle(WAIT)
-    _, _, limits, multipv = holder[0].calls[-1]
-    assert limits == Limits(depth=3) and multipv == 1
-    run(loop, "setoption name UCI_LimitStrength value true", "go depth 3")
-    assert loop.wait_idle(WAIT)
-    _, _, limits, multipv = holder[0].calls[-1]
-    assert limits.nodes == limit_for_uci_elo(UCI_ELO.min_elo).nodes and multipv == MODEL.multipv
-    run(loop, "go infinite")  # analysis is never weakened
-    run(loop, "stop")
-    assert loop.wait_idle(WAIT)
-    _, _, limits, multipv = holder[0].calls[-1]
-    assert limits == Limits(infinite=True) and multipv == 1
-    run(loop, "setoption name UCI_LimitStrength value false", "go depth 3")
-    assert loop.wait_idle(WAIT)
-    _, _, limits, multipv = holder[0].calls[-1]
-    assert limits == Limits(depth=3) and multipv == 1
-
-
-@pytest.mark.parametrize("value", [str(UCI_ELO.min_elo - 1), str(UCI_ELO.max_elo + 1), "strong"])
-def test_uci_elo_out_of_range_is_refused(value):
-    loop, output, _ = make_loop()
-    run(loop, "setoption name UCI_Elo value %s" % value)
-    assert output.lines[-1].startswith("info string error: option UCI_Elo")
-    assert loop.options["UCI_Elo"] == UCI_ELO.default_elo
-
-
 def point(level, elo, error=100.0):
     return CalibrationPoint(level=level, opponent=1500, games=40, elo=elo, error=error)
 
@@ -148,16 +93,3 @@ def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached()
         Calibration([point(800, 1500), point(2000, 1400)])  # weaker at the stronger level
     with pytest.raises(ValueError):
         Calibration([point(1400, 1500), point(1400, 1600)])  # one level only
-
-
-def test_uci_elo_option_declares_the_calibrated_range_and_maps_to_levels():
-    loop, output, _ = make_loop()
-    run(loop, "uci")
-    declared = [l for l in output.lines if l.startswith("option name UCI_Elo ")]
-    assert declared == ["option name UCI_Elo type spin default %d min %d max %d"
-                        % (UCI_ELO.default_elo, UCI_ELO.min_elo, UCI_ELO.max_elo)]
-    weakest, strongest = limit_for_uci_elo(UCI_ELO.min_elo), limit_for_uci_elo(UCI_ELO.max_elo)
-    assert weakest.level < limit_for_uci_elo(UCI_ELO.default_elo).level < strongest.level
-    # Every setting maps to a level whose fitted strength is that setting (within rounding).
-    for elo in range(UCI_ELO.min_elo, UCI_ELO.max_elo + 1, 50):
-        assert UCI_ELO.elo_at(limit_for_uci_elo(elo).level) == pytest.approx(elo, abs=UCI_ELO.slope)

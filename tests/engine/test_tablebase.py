@@ -4,7 +4,6 @@ tablebase scores in the transposition table, and unreadable table files."""
 
 import os
 import random
-import shutil
 
 import chess
 import chess.syzygy
@@ -14,9 +13,8 @@ from engine.search import Searcher
 from engine.tablebase import MAX_DTZ, WIN_RANK, Tablebases, rank_score
 from engine.tt import score_from_tt, score_to_tt, tt_key
 from engine.types import TB_BOUND, TB_WIN, Limits, shown_cp
-from protocol.uci.loop import UciLoop, Writer
+from loop_helpers import QUEEN_TAKES_ROOK, broken_copy
 from protocol.uci.wire import format_score
-from loop_helpers import WAIT, Output, run
 
 from paths import SYZYGY
 
@@ -171,16 +169,6 @@ def test_drawn_endings_are_held(tables, fen, side, what):
 
 # -- unreadable tables ----------------------------------------------------------------------------
 
-QUEEN_TAKES_ROOK = ("8/8/8/4k3/8/3r4/8/KQ6 w - - 0 1", chess.Move.from_uci("b1d3"))
-
-
-def broken_copy(tmp_path, name: str, data: bytes):
-    directory = tmp_path / "syzygy"
-    shutil.copytree(SYZYGY, str(directory))
-    (directory / name).write_bytes(data)
-    return directory
-
-
 @pytest.mark.parametrize("data", [os.urandom(1000), b"", None], ids=["random bytes", "empty", "truncated"])
 def test_unreadable_table_is_left_out_and_reported(tmp_path, data):
     if data is None:
@@ -209,19 +197,6 @@ def test_table_spoiled_after_loading_is_left_out_during_the_search(tmp_path):
     problems = tables.take_problems()
     assert problems and all("KQvK.rtbw" in p for p in problems)
     tables.close()
-
-
-def test_uci_reports_the_unreadable_table_once_and_still_takes_the_rook(tmp_path):
-    directory = broken_copy(tmp_path, "KQvK.rtbw", os.urandom(1000))
-    output = Output()
-    loop = UciLoop(Writer(output.write), lambda hash_mb: Searcher(hash_mb))
-    run(loop, "setoption name SyzygyPath value %s" % directory, "isready")
-    errors = [line for line in output.lines if line.startswith("info string error:")]
-    assert len(errors) == 1 and "KQvK.rtbw" in errors[0]
-    run(loop, "position fen %s" % QUEEN_TAKES_ROOK[0], "go depth 3")
-    assert loop.wait_idle(WAIT)
-    assert output.lines[-1].startswith("bestmove b1d3")
-    assert len([line for line in output.lines if line.startswith("info string error:")]) == 1
 
 
 def garbage_inside(path: str, seed: int) -> bytes:

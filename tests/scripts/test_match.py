@@ -160,6 +160,27 @@ def test_load_pgn_openings(tmp_path):
     assert len(short[0].moves) == 2 and len(short[0].start().move_stack) == 2
 
 
+def test_pgn_openings_refuse_a_file_without_a_game(tmp_path):
+    path = tmp_path / "book.pgn"
+    path.write_text("hello world\n")
+    with pytest.raises(ValueError, match=re.escape("%s: no games found (not a PGN file?)" % path)):
+        load_openings(str(path))
+
+
+def test_pgn_openings_refuse_a_broken_game_without_crashing(tmp_path):
+    path = tmp_path / "book.pgn"
+    path.write_text("1. e4 ( e5 ) ) !\n")  # python-chess alone raises IndexError on it
+    with pytest.raises(ValueError, match=re.escape("%s:1: game 1: illegal san: 'e5'" % path)):
+        load_openings(str(path))
+
+
+def test_pgn_openings_read_latin1(tmp_path):
+    path = tmp_path / "book.pgn"
+    path.write_bytes('[Event "a"]\n[Opening "Réti"]\n\n1. Nf3 d5 *\n'.encode("latin-1"))
+    [opening] = load_openings(str(path))
+    assert opening.label == "book.pgn:game 1 (Réti)" and [m.uci() for m in opening.moves] == ["g1f3", "d7d5"]
+
+
 def test_pair_order():
     assert pair_order(5, 7, randomize=False, start=3) == [3, 4, 0, 1, 2, 3, 4]
     random_order = pair_order(100, 100, randomize=True, seed=42)
@@ -535,6 +556,31 @@ def test_help_says_a_missing_book_is_an_error(capsys, tmp_path, monkeypatch):
         match_cli.main(["--engine", fake(), "--engine", fake(), "--depth", "1", "--pgn", ""])
     error = capsys.readouterr().err
     assert exit_info.value.code == 2 and "--openings %s" % (tmp_path / "gone.epd") in error, error
+
+
+# --- the script's own argument errors ------------------------------------------------------
+
+def run_match_script(*args):
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", "pruner"] + list(args),
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--tc", "1+x"], "--tc 1+x"),
+    (["--tc", "1+0.1", "--games", "3"], "--games 3: games come in pairs"),
+    (["--tc", "1+0.1", "--jobs", "0"], "--jobs must be at least 1"),
+    (["--tc", "1+0.1", "--openings", "nowhere.epd"], "--openings nowhere.epd"),
+])
+def test_match_argument_errors_name_the_flag(args, message):
+    proc = run_match_script(*args)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_match_from_the_start_position_only_is_loud(tmp_path):
+    proc = run_match_script("--depth", "1", "--games", "2", "--openings", "startpos",
+                            "--pgn", str(tmp_path / "m.pgn"), "--max-moves", "2")
+    assert "WARNING: every game starts from the start position" in proc.stderr, proc.stderr
+
 
 # --- Pruner ----------------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import pytest
 import suite as suite_cli
 from matchlib.engines import EngineStartError, parse_engine_spec
 from matchlib.epdsuite import load_suite, parse_points, run_suite
-from paths import ROOT, SCRIPTS
+from paths import QUIRKY, QUIRKY_FILES, QUIRKY_SUMMARY, ROOT, SCRIPTS
 
 DATA = os.path.join(ROOT, "tests", "data", "epd")
 WAC = os.path.join(DATA, "wac.epd")
@@ -68,6 +68,15 @@ def test_lines_without_anything_to_find_are_skipped_and_reported(tmp_path):
     assert len(reports) == 2, reports
     assert reports[0].endswith(":1: skipped: no bm, am, dm or c0 points to check the engine against")
     assert reports[1].endswith(":2: skipped: dm needs a whole number of moves >= 1")
+
+
+@pytest.mark.parametrize("name", sorted(QUIRKY_FILES))
+def test_suite_script_reads_the_quirky_files(name):
+    reports = []
+    positions = load_suite(os.path.join(QUIRKY, name), report=reports.append)
+    assert len(positions) == QUIRKY_FILES[name][1]
+    summary = [line.split(": ", 1)[1] for line in reports if ": skipped: " not in line]
+    assert summary == (QUIRKY_SUMMARY if name == "mixed_quirks.epd" else [])
 
 
 MATES = [  # mate in 1, in 2 and in 3 (distances checked with Stockfish 15.1)

@@ -14,7 +14,7 @@ import pytest
 
 from engine.search import Searcher
 from engine.tablebase import Tablebases
-from loop_helpers import WAIT, MockTables, Output, make_loop, run
+from loop_helpers import QUEEN_TAKES_ROOK, WAIT, MockTables, Output, broken_copy, make_loop, run
 from paths import SYZYGY
 from polyglot_helpers import write_book
 from protocol.uci.loop import UciLoop, Writer
@@ -214,6 +214,19 @@ def test_syzygy_path_list_separator(tmp_path):
     tables = Tablebases.open(os.pathsep.join([str(directory), str(tmp_path)]))
     assert tables.max_pieces == 3
     tables.close()
+
+
+def test_uci_reports_the_unreadable_table_once_and_still_takes_the_rook(tmp_path):
+    directory = broken_copy(tmp_path, "KQvK.rtbw", os.urandom(1000))
+    output = Output()
+    loop = UciLoop(Writer(output.write), lambda hash_mb: Searcher(hash_mb))
+    run(loop, "setoption name SyzygyPath value %s" % directory, "isready")
+    errors = [line for line in output.lines if line.startswith("info string error:")]
+    assert len(errors) == 1 and "KQvK.rtbw" in errors[0]
+    run(loop, "position fen %s" % QUEEN_TAKES_ROOK[0], "go depth 3")
+    assert loop.wait_idle(WAIT)
+    assert output.lines[-1].startswith("bestmove b1d3")
+    assert len([line for line in output.lines if line.startswith("info string error:")]) == 1
 
 
 def test_tbhits_reach_the_info_line():

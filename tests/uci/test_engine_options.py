@@ -1,0 +1,110 @@
+"""What the UCI loop makes of the engine's own features: UCI_LimitStrength/UCI_Elo (the strength
+model of engine/strength.py, tested alone in tests/engine/test_strength.py), search parameters
+from PRUNER_PARAMS, and a search that fails part-way. In-process: scripted lines on the loop, with
+fake or real searchers (tests/loop_helpers.py)."""
+
+import random
+import re
+
+import chess
+import pytest
+
+from engine import bench
+from engine.search import Searcher, SearchParams
+from engine.strength import MODEL, UCI_ELO, limit_for_uci_elo
+from engine.types import Limits
+from loop_helpers import WAIT, FailsAtDepth, Output, make_loop, run
+from protocol.uci.loop import UciLoop, Writer, _default_searcher
+
+POSITIONS = bench.POSITIONS[:20]
+
+
+# -- UCI_LimitStrength / UCI_Elo ------------------------------------------------------------
+
+def test_low_elo_sometimes_plays_a_worse_move_never_an_illegal_one():
+    """20 positions through the loop with a real searcher at the lowest Elo, seeded."""
+    output = Output()
+    loop = UciLoop(Writer(output.write), Searcher, rng=random.Random(2024))
+    run(loop, "setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value %d" % UCI_ELO.min_elo)
+    differs = searched = 0
+    for fen in POSITIONS:
+        before = len(output.lines)
+        run(loop, "position fen %s" % fen, "go wtime 60000 btime 60000")
+        assert loop.wait_idle(WAIT * 3), "no bestmove: the search hung"
+        lines = output.lines[before:]
+        assert lines[-1].startswith("bestmove ")
+        move = lines[-1].split()[1]
+        assert chess.Move.from_uci(move) in chess.Board(fen).legal_moves
+        nodes = int(re.search(r" nodes (\d+) ", lines[-2]).group(1))
+        assert nodes <= limit_for_uci_elo(UCI_ELO.min_elo).nodes  # the node budget
+        infos = [l for l in lines if l.startswith("info depth")]
+        assert all(" multipv 1 " in l for l in infos)  # only the lines the GUI asked for
+        if infos:  # else the budget ran out inside depth 1: the first ordered move is played
+            searched += 1
+            differs += move != infos[-1].split(" pv ")[1].split()[0]
+    assert searched >= 15
+    assert 0 < differs < searched
+
+
+def test_limit_strength_off_leaves_the_search_as_it_was():
+    loop, output, holder = make_loop()
+    run(loop, "setoption name UCI_Elo value %d" % UCI_ELO.min_elo, "go depth 3")
+    assert loop.wait_idle(WAIT)
+    _, _, limits, multipv = holder[0].calls[-1]
+    assert limits == Limits(depth=3) and multipv == 1
+    run(loop, "setoption name UCI_LimitStrength value true", "go depth 3")
+    assert loop.wait_idle(WAIT)
+    _, _, limits, multipv = holder[0].calls[-1]
+    assert limits.nodes == limit_for_uci_elo(UCI_ELO.min_elo).nodes and multipv == MODEL.multipv
+    run(loop, "go infinite")  # analysis is never weakened
+    run(loop, "stop")
+    assert loop.wait_idle(WAIT)
+    _, _, limits, multipv = holder[0].calls[-1]
+    assert limits == Limits(infinite=True) and multipv == 1
+    run(loop, "setoption name UCI_LimitStrength value false", "go depth 3")
+    assert loop.wait_idle(WAIT)
+    _, _, limits, multipv = holder[0].calls[-1]
+    assert limits == Limits(depth=3) and multipv == 1
+
+
+@pytest.mark.parametrize("value", [str(UCI_ELO.min_elo - 1), str(UCI_ELO.max_elo + 1), "strong"])
+def test_uci_elo_out_of_range_is_refused(value):
+    loop, output, _ = make_loop()
+    run(loop, "setoption name UCI_Elo value %s" % value)
+    assert output.lines[-1].startswith("info string error: option UCI_Elo")
+    assert loop.options["UCI_Elo"] == UCI_ELO.default_elo
+
+
+def test_uci_elo_option_declares_the_calibrated_range_and_maps_to_levels():
+    loop, output, _ = make_loop()
+    run(loop, "uci")
+    declared = [l for l in output.lines if l.startswith("option name UCI_Elo ")]
+    assert declared == ["option name UCI_Elo type spin default %d min %d max %d"
+                        % (UCI_ELO.default_elo, UCI_ELO.min_elo, UCI_ELO.max_elo)]
+    weakest, strongest = limit_for_uci_elo(UCI_ELO.min_elo), limit_for_uci_elo(UCI_ELO.max_elo)
+    assert weakest.level < limit_for_uci_elo(UCI_ELO.default_elo).level < strongest.level
+    # Every setting maps to a level whose fitted strength is that setting (within rounding).
+    for elo in range(UCI_ELO.min_elo, UCI_ELO.max_elo + 1, 50):
+        assert UCI_ELO.elo_at(limit_for_uci_elo(elo).level) == pytest.approx(elo, abs=UCI_ELO.slope)
+
+
+# -- the searcher behind the loop -------------------------------------------------------------
+
+def test_pruner_params_environment_reaches_the_searcher(monkeypatch, capsys):
+    monkeypatch.setenv("PRUNER_PARAMS", "nmp_depth=99")
+    assert _default_searcher(1).main.params.nmp_depth == 99
+    monkeypatch.setenv("PRUNER_PARAMS", "bogus=1")
+    assert _default_searcher(1).main.params == SearchParams()   # the defaults, reported once
+    assert "PRUNER_PARAMS ignored" in capsys.readouterr().err
+
+
+def test_failing_search_is_reported_over_uci_with_its_move():
+    board = chess.Board(bench.POSITIONS[9])
+    expected = Searcher().search(board, Limits(depth=3)).best_move
+    output = Output()
+    loop = UciLoop(Writer(output.write), lambda hash_mb: FailsAtDepth(4))
+    run(loop, "position fen %s" % bench.POSITIONS[9], "go depth 6")
+    assert loop.wait_idle(WAIT)
+    assert any(line.startswith("info string error: internal: search stopped at depth 3")
+               and "disk on fire" in line for line in output.lines)
+    assert output.lines[-1].split()[:2] == ["bestmove", expected.uci()]
