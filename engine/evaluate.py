@@ -4,9 +4,11 @@ positional terms (pawn structure, bishop pair, rooks on open files).
 Material and PST figures are PeSTO's (Ronald Friederich, published on the Chess Programming
 Wiki: https://www.chessprogramming.org/PeSTO%27s_Evaluation_Function). Their sums are kept
 incrementally by ``engine.makemove``; ``blend`` adds the terms computed on demand and blends
-middlegame and endgame by game phase. Scores are from the side to move.
+middlegame and endgame by game phase. Scores are from the side to move. ``breakdown`` shows
+the same evaluation term by term (the UCI ``eval`` command); it is never called by the search.
 """
 
+from dataclasses import dataclass
 from typing import List, Tuple
 
 import chess
@@ -208,24 +210,30 @@ def _popcount(bb: int) -> int:
     return bin(bb).count("1")  # int.bit_count needs Python 3.10; PyPy 3.9 must run this
 
 
-def _pawn_side(own: int, other: int, color: bool) -> Tuple[int, int]:
-    """(mg, eg) of one side's pawn structure: passed, isolated and doubled pawns."""
-    mg = eg = 0
+def _pawn_terms(own: int, other: int, color: bool) -> Tuple[int, int, int, int, int, int]:
+    """One side's pawn structure term by term: (mg, eg) of its passed pawns, then of its
+    isolated pawns, then of its doubled pawns."""
+    passed_mg = passed_eg = isolated = doubled = 0
     passed = _PASSED[color]
     for sq in _scan(own):
         if not passed[sq] & other:
             rank = sq >> 3 if color else 7 - (sq >> 3)
-            mg += PASSED_MG[rank]
-            eg += PASSED_EG[rank]
+            passed_mg += PASSED_MG[rank]
+            passed_eg += PASSED_EG[rank]
         if not _ADJACENT_FILES[sq & 7] & own:
-            mg += ISOLATED[0]
-            eg += ISOLATED[1]
+            isolated += 1
     for file_mask in _FILES:
         count = _popcount(own & file_mask)
         if count > 1:
-            mg += DOUBLED[0] * (count - 1)
-            eg += DOUBLED[1] * (count - 1)
-    return mg, eg
+            doubled += count - 1
+    return (passed_mg, passed_eg, ISOLATED[0] * isolated, ISOLATED[1] * isolated,
+            DOUBLED[0] * doubled, DOUBLED[1] * doubled)
+
+
+def _pawn_side(own: int, other: int, color: bool) -> Tuple[int, int]:
+    """(mg, eg) of one side's pawn structure: passed, isolated and doubled pawns."""
+    passed_mg, passed_eg, isolated_mg, isolated_eg, doubled_mg, doubled_eg = _pawn_terms(own, other, color)
+    return passed_mg + isolated_mg + doubled_mg, passed_eg + isolated_eg + doubled_eg
 
 
 _pawn_cache = {}
@@ -294,3 +302,108 @@ def blend(board: chess.Board, mg: int, eg: int, phase: int) -> int:
 def evaluate(board: chess.Board) -> int:
     """Static evaluation of ``board`` in centipawns from the side to move."""
     return blend(board, *material_pst(board))
+
+
+# -- the evaluation term by term (the UCI ``eval`` command) ------------------------------------
+
+@dataclass
+class Term:
+    """One evaluation term: each side's own share (positive = good for that side), middlegame
+    and endgame, in centipawns."""
+
+    name: str
+    white: Tuple[int, int]
+    """White's (mg, eg)."""
+    black: Tuple[int, int]
+    """Black's (mg, eg)."""
+
+    @property
+    def total(self) -> Tuple[int, int]:
+        """(mg, eg) from White's view: White's share minus Black's."""
+        return self.white[0] - self.black[0], self.white[1] - self.black[1]
+
+
+@dataclass
+class Breakdown:
+    """``evaluate(board)`` term by term, as ``blend`` computes it."""
+
+    terms: List[Term]
+    """Every tapered term; their totals add up to ``mg`` and ``eg``."""
+    phase: int
+    """Game phase, 0 (bare kings and pawns) to ``PHASE_MAX`` (all pieces): the middlegame
+    weight; the endgame weight is ``PHASE_MAX - phase``."""
+    turn: bool
+    """Side to move (``chess.WHITE`` or ``chess.BLACK``)."""
+    tapered: int
+    """``(mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX`` from the side to move's view
+    (negated before the division, as ``blend`` does)."""
+    tempo: int
+    """Bonus of the side to move (``TEMPO``)."""
+    score: int
+    """``tapered + tempo``: equal to ``evaluate(board)``, from the side to move."""
+
+    @property
+    def mg(self) -> int:
+        """Middlegame sum of the terms, White's view."""
+        return sum(term.total[0] for term in self.terms)
+
+    @property
+    def eg(self) -> int:
+        """Endgame sum of the terms, White's view."""
+        return sum(term.total[1] for term in self.terms)
+
+    @property
+    def white_score(self) -> int:
+        """``score`` from White's view."""
+        return self.score if self.turn else -self.score
+
+
+def _side_terms(board: chess.Board, color: bool):
+    """One side's own terms (positive = good for it): material, piece-square tables, then
+    bishop pair and rooks on open and semi-open files (as ``_pieces`` counts them)."""
+    occupied = board.occupied_co[color]
+    material = [0, 0]
+    squares = [0, 0]
+    phase = 0
+    sign = 1 if color else -1
+    for piece_type in range(1, 7):
+        for sq in _scan(board.pieces_mask(piece_type, color)):
+            material[0] += _MG_VALUE[piece_type]
+            material[1] += _EG_VALUE[piece_type]
+            squares[0] += sign * PST_MG[piece_type][color][sq] - _MG_VALUE[piece_type]
+            squares[1] += sign * PST_EG[piece_type][color][sq] - _EG_VALUE[piece_type]
+            phase += PHASE_INC[piece_type]
+    bishops = board.bishops & occupied
+    pair = BISHOP_PAIR if bishops & (bishops - 1) else (0, 0)
+    pawns = board.pawns
+    own_pawns = pawns & occupied
+    rooks = [0, 0]
+    for sq in _scan(board.rooks & occupied):
+        file_mask = _FILES[sq & 7]
+        if not pawns & file_mask:
+            rooks[0] += ROOK_OPEN_FILE[0]
+            rooks[1] += ROOK_OPEN_FILE[1]
+        elif not own_pawns & file_mask:
+            rooks[0] += ROOK_SEMI_OPEN_FILE[0]
+            rooks[1] += ROOK_SEMI_OPEN_FILE[1]
+    pawn = _pawn_terms(own_pawns, pawns & board.occupied_co[not color], color)
+    return (tuple(material), tuple(squares), pawn[0:2], pawn[2:4], pawn[4:6], pair, tuple(rooks)), phase
+
+
+TERM_NAMES = ("Material", "Piece-square", "Passed pawns", "Isolated pawns", "Doubled pawns",
+              "Bishop pair", "Rooks on files")
+"""The terms of ``breakdown``, in order."""
+
+
+def breakdown(board: chess.Board) -> Breakdown:
+    """The evaluation of ``board`` term by term; ``breakdown(board).score == evaluate(board)``."""
+    white, white_phase = _side_terms(board, chess.WHITE)
+    black, black_phase = _side_terms(board, chess.BLACK)
+    terms = [Term(name, w, b) for name, w, b in zip(TERM_NAMES, white, black)]
+    phase = min(white_phase + black_phase, PHASE_MAX)
+    mg = sum(term.total[0] for term in terms)
+    eg = sum(term.total[1] for term in terms)
+    if not board.turn:
+        mg, eg = -mg, -eg
+    tapered = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
+    return Breakdown(terms, phase, board.turn, tapered, TEMPO, tapered + TEMPO)

@@ -4,7 +4,8 @@ One ``Searcher`` owns all search state (transposition table, killers, history, c
 ``new_game()`` resets it. ``search()`` runs on a private copy of the board, reports every
 completed iteration through ``on_info`` and returns the last completed iteration's result.
 The stop flag, the hard time limit and the node limit are checked every ``CHECK_INTERVAL``
-nodes and abort the running iteration by raising ``SearchAborted``.
+nodes and abort the running iteration by raising ``SearchAborted``. With an ``on_progress``
+callback, the same check reports progress inside long iterations (see ``PROGRESS_AFTER``).
 """
 
 import math
@@ -22,8 +23,8 @@ from engine.makemove import do_move, do_null, initial_state, undo_move
 from engine.movepick import PIECE_VALUE, history_index, loses_material, move_code, ordered_moves, tactical_moves
 from engine.tablebase import Tablebases, rank_score
 from engine.tt import EXACT, FIFTY_FREE, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt, tt_key
-from engine.types import (DRAW, INF, MATE, MATE_BOUND, MAX_PLY, TB_BOUND, Limits, SearchInfo, SearchResult,
-                          mate_in_moves)
+from engine.types import (DRAW, INF, MATE, MATE_BOUND, MAX_PLY, TB_BOUND, Limits, SearchInfo, SearchProgress,
+                          SearchResult, mate_in_moves)
 
 CHECK_INTERVAL = 128
 """Nodes between checks of the stop flag and the clock (about 5-10 ms on CPython)."""
@@ -33,6 +34,14 @@ MAX_DEPTH = 100
 
 HISTORY_MAX = 16384
 """History scores saturate towards this bound (history gravity)."""
+
+PROGRESS_AFTER = 1.0
+"""Seconds into a search before ``on_progress`` hears anything: from then on each root move
+is reported as it starts (``currmove``, as Stockfish does after 3 s) and a node/time report
+comes about every ``PROGRESS_INTERVAL``. Shorter searches stay as quiet as before."""
+
+PROGRESS_INTERVAL = 1.0
+"""Seconds between node/time reports; a completed iteration (``on_info``) restarts the wait."""
 
 
 def fallback_move(board: chess.Board) -> Optional[chess.Move]:
@@ -139,6 +148,11 @@ class Searcher:
         self._pondering = False
         self._ponderhit: Optional[threading.Event] = None
         self._tm_start = 0.0
+        self.clock: Callable[[], float] = time.monotonic
+        """Seconds from an arbitrary origin: every time limit and report reads this (tests
+        put a fake clock here)."""
+        self._on_progress: Optional[Callable[[SearchProgress], None]] = None
+        self._show_currmove = False
 
     # -- state management -------------------------------------------------------------------
 
@@ -165,14 +179,17 @@ class Searcher:
     def search(self, board: chess.Board, limits: Limits,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                stop: Optional[threading.Event] = None, multipv: int = 1,
-               ponderhit: Optional[threading.Event] = None) -> SearchResult:
+               ponderhit: Optional[threading.Event] = None,
+               on_progress: Optional[Callable[[SearchProgress], None]] = None) -> SearchResult:
         """Search ``board`` (not modified) within ``limits``; see the module docstring.
 
         With ``limits.ponder`` no clock applies until ``ponderhit`` is set (the GUI's
         ``ponderhit``); the clock then starts. An event made per ``go`` cannot be lost or
-        left over, whenever it is set.
+        left over, whenever it is set. ``on_progress`` receives ``SearchProgress`` reports
+        from inside iterations after the first ``PROGRESS_AFTER`` seconds; it changes
+        nothing in what the search does (the same nodes, moves and scores without it).
         """
-        start = time.monotonic()
+        start = self.clock()
         self._start = start
         self._tm_start = start
         self._pondering = limits.ponder
@@ -184,6 +201,12 @@ class Searcher:
         self.seldepth = 0
         self.tbhits = 0
         self._next_check = self._next_check_at()
+        self._on_progress = on_progress
+        self._show_currmove = False
+        self._currmove_from = start + PROGRESS_AFTER
+        self._next_report = start + PROGRESS_AFTER
+        self._depth_now = 1
+        self._root_offset = 0
         self.tt.new_search()
         self.pv: List[List[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
 
@@ -229,6 +252,8 @@ class Searcher:
                 if on_info is not None:
                     for line in lines:
                         on_info(line)
+                if on_progress is not None:  # the info just sent shows the nodes: wait again
+                    self._next_report = max(self._next_report, self.clock() + PROGRESS_INTERVAL)
                 if self._should_stop(limits, lines[0].score, len(root_moves), instability):
                     break
         except SearchAborted:
@@ -252,6 +277,8 @@ class Searcher:
         self._node_limit = None
         self._hard = None
         self._pondering = False
+        self._on_progress = None
+        self._show_currmove = False
         self._next_check = self._next_check_at()
         work = board.copy()
         _, mg, eg, phase = initial_state(work)
@@ -341,7 +368,9 @@ class Searcher:
                  previous_score: int) -> List[SearchInfo]:
         """One iteration: ``multipv`` root searches, each excluding the moves of better lines."""
         lines = []
+        self._depth_now = depth
         for index in range(multipv):
+            self._root_offset = index  # currmovenumber counts the moves of better lines too
             candidates = root_moves[index:self._rank_group_end(root_moves, index)]
             score, pv = self._aspiration(depth, candidates, state,
                                          previous_score if index == 0 else None, index == 0)
@@ -391,6 +420,8 @@ class Searcher:
         original_alpha = alpha
         best, best_pv = -INF, [moves[0]]
         for index, move in enumerate(moves):
+            if self._show_currmove:
+                self._report_currmove(depth, move, index)
             child = do_move(board, move, *state)
             keys.append(child[0])
             gives_check = board.is_check()
@@ -459,13 +490,13 @@ class Searcher:
             return False  # movetime: the whole time is used, as Stockfish does (the hard limit ends it)
         if n_root_moves == 1:
             return True  # a forced move needs no thinking
-        elapsed = (time.monotonic() - self._tm_start) * 1000
+        elapsed = (self.clock() - self._tm_start) * 1000
         # The next iteration costs more than all previous ones together: once 60% of the
         # budget is gone it would most likely be cut off by the hard limit and wasted.
         return elapsed >= self._soft * 0.6 * instability
 
     def _elapsed_ms(self) -> int:
-        return int((time.monotonic() - self._start) * 1000)
+        return int((self.clock() - self._start) * 1000)
 
     def _next_check_at(self) -> int:
         nxt = self.nodes + CHECK_INTERVAL
@@ -477,7 +508,7 @@ class Searcher:
         """Leave pondering once the ponder move was played; the clock starts then."""
         if self._pondering and self._ponderhit is not None and self._ponderhit.is_set():
             self._pondering = False
-            self._tm_start = time.monotonic()
+            self._tm_start = self.clock()
 
     def _check(self) -> None:
         """Abort when stopped, out of nodes, or past the hard time limit."""
@@ -487,9 +518,31 @@ class Searcher:
         if self._node_limit is not None and self.nodes >= self._node_limit:
             raise SearchAborted
         if self._hard is not None and not self._pondering \
-                and (time.monotonic() - self._tm_start) * 1000 >= self._hard:
+                and (self.clock() - self._tm_start) * 1000 >= self._hard:
             raise SearchAborted
         self._next_check = self._next_check_at()
+        if self._on_progress is not None:
+            self._report_progress()
+
+    def _report_progress(self) -> None:
+        """From ``_check`` (every ``CHECK_INTERVAL`` nodes, with an ``on_progress`` callback):
+        after ``PROGRESS_AFTER`` seconds switch the root-move reports on, and send a node/time
+        report when ``PROGRESS_INTERVAL`` has passed without one."""
+        now = self.clock()
+        if now < self._currmove_from:
+            return
+        self._show_currmove = True
+        if now >= self._next_report:
+            self._next_report = now + PROGRESS_INTERVAL
+            self._on_progress(SearchProgress(
+                depth=self._depth_now, seldepth=self.seldepth, nodes=self.nodes,
+                time_ms=int((now - self._start) * 1000), hashfull=self.tt.hashfull(), tbhits=self.tbhits))
+
+    def _report_currmove(self, depth: int, move: chess.Move, index: int) -> None:
+        """The root move ``move`` (``index`` in this root search's list) starts: tell ``on_progress``."""
+        self._on_progress(SearchProgress(
+            depth=depth, seldepth=self.seldepth, nodes=self.nodes, time_ms=self._elapsed_ms(),
+            tbhits=self.tbhits, currmove=move, currmovenumber=self._root_offset + index + 1))
 
     # -- the tree -------------------------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from engine.search import Searcher, SearchParams
 from engine.shared_tt import SharedTranspositionTable
 from engine.tablebase import Tablebases
 from engine.tt import TranspositionTable
-from engine.types import MAX_PLY, Limits, SearchInfo, SearchResult
+from engine.types import MAX_PLY, Limits, SearchInfo, SearchProgress, SearchResult
 
 STOPPED = 0
 """Control word: number of the last search the main searcher ended."""
@@ -277,26 +277,31 @@ class ParallelSearcher:
 
     def search(self, board: chess.Board, limits: Limits,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
-               stop: Any = None, multipv: int = 1, ponderhit: Any = None) -> SearchResult:
+               stop: Any = None, multipv: int = 1, ponderhit: Any = None,
+               on_progress: Optional[Callable[[SearchProgress], None]] = None) -> SearchResult:
         """``Searcher.search``, with the helpers searching the same position meanwhile.
 
-        ``info`` and the result carry the main searcher's lines; node counts include the
-        helpers' nodes.
+        ``info``, the progress reports and the result carry the main searcher's lines and
+        moves (helpers never report); node counts include the helpers' nodes.
         """
         pool = self._pool
         if pool is not None:
             self._table.new_search()  # the shared age every searcher stores with
         if pool is None or limits.nodes is not None:
             return self.main.search(board, limits, on_info=on_info, stop=stop, multipv=multipv,
-                                    ponderhit=ponderhit)
+                                    ponderhit=ponderhit, on_progress=on_progress)
         generation = pool.start(board, limits)
         report = on_info
         if on_info is not None:
             def report(info: SearchInfo) -> None:
                 on_info(replace(info, nodes=info.nodes + pool.nodes(generation)))
+        progress = on_progress
+        if on_progress is not None:
+            def progress(update: SearchProgress) -> None:
+                on_progress(replace(update, nodes=update.nodes + pool.nodes(generation)))
         try:
             result = self.main.search(board, limits, on_info=report, stop=stop, multipv=multipv,
-                                      ponderhit=ponderhit)
+                                      ponderhit=ponderhit, on_progress=progress)
         finally:
             pool.stop(generation)
         result.nodes += pool.nodes(generation)

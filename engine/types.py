@@ -1,4 +1,5 @@
-"""Shared value types of the engine: search limits, per-iteration reports, score constants.
+"""Shared value types of the engine: search limits, per-iteration and progress reports, score
+constants.
 
 Scores are integers in centipawns from the side to move. Mate scores are encoded as
 ``MATE - ply`` (the mover mates in ``ply`` half-moves) or ``-(MATE - ply)`` (the mover is
@@ -118,6 +119,37 @@ class SearchInfo:
     def mate(self) -> Optional[int]:
         """Mate in N moves (negative: being mated), or None for a centipawn score."""
         return mate_in_moves(self.score)
+
+    @property
+    def nps(self) -> int:
+        """Nodes per second."""
+        return self.nodes * 1000 // max(1, self.time_ms)
+
+
+@dataclass
+class SearchProgress:
+    """A report from inside a running iteration (``Searcher.search``'s ``on_progress``): which
+    root move is being searched, or how far the search has got. Sent only after the first
+    second of a search, so that a GUI's node counter and current move keep moving during
+    iterations that take seconds."""
+
+    depth: int
+    """Nominal depth of the running iteration, in plies."""
+    seldepth: int
+    """Deepest ply reached so far in this ``go``, quiescence included."""
+    nodes: int
+    """Nodes searched so far in this ``go``."""
+    time_ms: int
+    """Milliseconds since the search started."""
+    hashfull: int = 0
+    """Transposition table fill in permille (0 in a ``currmove`` report, which has no use for it)."""
+    tbhits: int = 0
+    """Endgame tablebase probes that found a value so far in this ``go``."""
+    currmove: Optional[chess.Move] = None
+    """Set in a root-move report: the root move whose search starts now; None in a periodic
+    report of nodes and time."""
+    currmovenumber: int = 0
+    """Set with ``currmove``: its 1-based number in the root move order of this iteration."""
 
     @property
     def nps(self) -> int:

@@ -36,11 +36,11 @@ import chess
 
 import engine
 from engine.strength import StrengthLimit, limit_for_uci_elo
-from engine.types import Limits, SearchInfo, SearchResult
+from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
 from protocol.uci.options import OptionError, Options
 from protocol.uci.wire import (Command, UciError, format_bestmove, format_info, format_no_moves, format_progress,
-                               ends_in_finite_time, parse_command, parse_go, parse_int, parse_perft, parse_position,
-                               parse_setoption, quote)
+                               format_search_progress, ends_in_finite_time, parse_command, parse_go, parse_int,
+                               parse_perft, parse_position, parse_setoption, quote)
 
 AUTHOR = "The Pruner developers"
 
@@ -169,9 +169,11 @@ class _Search:
     """One ``go``: private board, limits, stop flag, and its ``bestmove`` hand-off state."""
 
     def __init__(self, board: chess.Board, limits: Limits, multipv: int = 1,
-                 strength: Optional[StrengthLimit] = None) -> None:
+                 strength: Optional[StrengthLimit] = None, wdl: bool = False) -> None:
         self.board = board
         self.limits = limits
+        self.wdl = wdl
+        """``UCI_ShowWDL``: ``info`` lines carry ``wdl W D L``."""
         self.shown = multipv
         """Lines the GUI asked for (``MultiPV``); a weakened search computes more, shows these."""
         self.strength = strength
@@ -218,7 +220,7 @@ class UciLoop:
             "uci": self._uci, "debug": self._debug_command, "isready": self._isready,
             "setoption": self._setoption, "register": self._register, "ucinewgame": self._ucinewgame,
             "position": self._position, "go": self._go, "stop": self._stop, "ponderhit": self._ponderhit,
-            "quit": self._quit, "bench": self._bench,
+            "quit": self._quit, "bench": self._bench, "d": self._show_board, "eval": self._show_eval,
         }
 
     # -- plumbing -----------------------------------------------------------------------------
@@ -371,6 +373,9 @@ class UciLoop:
         option = self.options.set(name, text)  # raises OptionError; the old value stands
         self._report_problems(self.options.loaded(option.name) if option.load is not None else None)
         value = self.options[option.name] if option.kind != "button" else None
+        note = option.note(value) if option.note is not None else None
+        if note:
+            self.send("info string " + note)
         self._debug("option %s = %s" % (option.name, value if option.kind != "button" else "(pressed)"))
         if option.apply is not None:
             apply = option.apply
@@ -434,7 +439,7 @@ class UciLoop:
             strength = limit_for_uci_elo(self.options["UCI_Elo"])
             limits = strength.limits_for(limits)
         self._debug("go %s multipv %d from %s; options %s" % (limits, multipv, board.fen(), self.options.summary()))
-        search = _Search(board, limits, multipv, strength)
+        search = _Search(board, limits, multipv, strength, wdl=self.options["UCI_ShowWDL"])
         if strength is not None:
             multipv = max(multipv, strength.multipv)
         with self._lock:
@@ -502,6 +507,19 @@ class UciLoop:
         self.send("Nodes searched: %d" % sum(count for _, count in split))
         self.send("")
 
+    def _show_board(self, command: Command) -> None:
+        """``d``: the board, its FEN, its Polyglot key and the checking pieces (as Stockfish)."""
+        from protocol.uci.display import board_diagram
+        for line in board_diagram(self.board):
+            self.send(line)
+
+    def _show_eval(self, command: Command) -> None:
+        """``eval``: the static evaluation term by term (as Stockfish's classical ``eval``)."""
+        from engine.evaluate import breakdown
+        from protocol.uci.display import eval_table
+        for line in eval_table(breakdown(self.board), in_check=self.board.is_check()):
+            self.send(line)
+
     def finish_at_end_of_input(self) -> None:
         """Input ended: a search bounded by depth, nodes or a clock runs to its end and
         prints its ``bestmove`` (a script that pipes ``go depth 6`` gets depth 6); an
@@ -563,7 +581,8 @@ class UciLoop:
                 if searcher is None:
                     raise RuntimeError("no searcher")
                 result = searcher.search(search.board, search.limits, stop=search.stop, multipv=multipv,
-                                         on_info=partial(self._on_info, search), ponderhit=search.ponderhit)
+                                         on_info=partial(self._on_info, search), ponderhit=search.ponderhit,
+                                         on_progress=partial(self._on_progress, search))
                 self._report_problems(getattr(searcher, "tablebases", None))
                 if result.error is not None and not search.silent:
                     # The search failed but answers with its last completed iteration.
@@ -599,12 +618,26 @@ class UciLoop:
             return
         if info.multipv <= search.shown:  # extra lines of a weakened search stay hidden
             try:
-                line = format_info(search.board, info)
+                line = format_info(search.board, info, wdl=search.wdl)
             except Exception as exc:  # a bad report must not abort the search
                 self._internal(exc, "info")
                 return
             self.send(line)
         search.last_info_nodes = info.nodes
+
+    def _on_progress(self, search: _Search, progress: SearchProgress) -> None:
+        """Search callback from inside a long iteration (after its first second): the root move
+        being searched (``currmove``), or the nodes and time so far, so a GUI's counters move."""
+        with self._lock:
+            silent = search.silent
+        if silent:
+            return
+        try:
+            line = format_search_progress(search.board, progress)
+        except Exception as exc:  # a bad report must not abort the search
+            self._internal(exc, "info")
+            return
+        self.send(line)
 
     def _legal_result(self, search: _Search, result: SearchResult) -> SearchResult:
         """The GUI must never see an illegal move: replace one (and report it as a bug)."""
@@ -639,7 +672,8 @@ class UciLoop:
                 if result.lines:
                     if search.stop.is_set() or result.nodes != search.last_info_nodes:
                         for line in result.lines[:search.shown]:
-                            self.send(format_info(board, line, nodes=result.nodes, time_ms=result.time_ms))
+                            self.send(format_info(board, line, nodes=result.nodes, time_ms=result.time_ms,
+                                                  wdl=search.wdl))
                 elif result.nodes:
                     self.send(format_progress(result.nodes, result.time_ms))
         except Exception as exc:  # never let a bad info line cost the bestmove

@@ -6,10 +6,12 @@ without a hook are read by the loop when a search starts (``MultiPV``, ``UCI_Elo
 inform the GUI (``Ponder``). An option naming a file (``BookFile``, ``SyzygyPath``) also has
 a ``load(value)`` hook: it opens the file at ``setoption`` (so a bad path is refused and the
 old value stands), and the loaded object is what ``apply`` receives and
-``Options.loaded(name)`` returns. Examples of one-liners::
+``Options.loaded(name)`` returns. A ``note(value)`` hook returns a line the loop shows as
+``info string`` when the option is set (how a value is taken, e.g. ``Threads`` beyond the
+CPUs). Examples of one-liners::
 
     Check("UCI_Chess960", False),
-    Spin("Threads", 1, 1, 1),
+    Spin("Threads", 1, 1, 1024, apply=apply_threads, note=threads_note),
     String("SyzygyPath", "", load=open_tablebases, apply=lambda searcher, tables: ...),
     Combo("Style", "Normal", ["Solid", "Normal", "Risky"]),
 """
@@ -27,6 +29,9 @@ Load = Callable[[Any], Any]
 """``load(value)``: the object a value stands for (an open book, tablebases), None for an
 empty value; raises ``OSError``/``ValueError`` when it cannot be loaded."""
 
+Note = Callable[[Any], Optional[str]]
+"""``note(value)``: a line to show the user about a value just set (``info string``), or None."""
+
 
 class OptionError(ValueError):
     """A ``setoption`` that names no option or gives an invalid value; the old value stands."""
@@ -38,7 +43,7 @@ class Option:
     kind = ""
 
     def __init__(self, name: str, default: Any, apply: Optional[Apply] = None,
-                 apply_at_start: bool = True, load: Optional[Load] = None) -> None:
+                 apply_at_start: bool = True, load: Optional[Load] = None, note: Optional[Note] = None) -> None:
         self.name = name
         """Name as shown to the GUI; matched case-insensitively."""
         self.default = default
@@ -50,6 +55,8 @@ class Option:
         self.load = load
         """Hook that opens what the value names, at ``setoption``; None for plain values.
         The default value is never loaded (file options default to empty)."""
+        self.note = note
+        """Hook that returns a line about a value just set (shown as ``info string``), or None."""
 
     def parse(self, text: Optional[str]) -> Any:
         """Validate the text after ``value`` (None when absent); raise ``OptionError``."""
@@ -66,8 +73,8 @@ class Spin(Option):
     kind = "spin"
 
     def __init__(self, name: str, default: int, minimum: int, maximum: int,
-                 apply: Optional[Apply] = None, apply_at_start: bool = True) -> None:
-        super().__init__(name, default, apply, apply_at_start)
+                 apply: Optional[Apply] = None, apply_at_start: bool = True, note: Optional[Note] = None) -> None:
+        super().__init__(name, default, apply, apply_at_start, note=note)
         self.minimum = minimum
         self.maximum = maximum
 
@@ -173,17 +180,42 @@ def open_tablebases(path: str) -> Any:
     return Tablebases.open(path)
 
 
-def thread_limit() -> int:
-    """``Threads`` maximum: the CPUs this process may run on, at least 2, at most 64."""
-    return max(2, min(64, usable_cpus()))
+THREADS_MAX = 1024
+"""``Threads`` maximum, as Stockfish declares it: the same on every machine, so that a
+configuration written elsewhere (lichess-bot's default is 4) is accepted everywhere."""
+
+
+def searcher_cap() -> int:
+    """How many searcher processes ``Threads`` starts at most: one per CPU this process may run
+    on (at least 2, so that ``Threads`` 2 always has a helper). Each searcher is a process with
+    its own interpreter; more of them than CPUs only share the CPUs and slow the main search
+    (docs/gui.md measures it)."""
+    return max(2, usable_cpus())
+
+
+def searchers_for(threads: int) -> int:
+    """Searcher processes for a ``Threads`` value: the value, at most ``searcher_cap()``."""
+    return min(threads, searcher_cap())
 
 
 def apply_threads(searcher: Any, threads: int) -> None:
-    """``Threads``: start or stop the searcher's helper processes. A searcher from another
-    factory (tests, embedding) that has no ``set_threads`` searches alone."""
+    """``Threads``: start or stop the searcher's helper processes (``searchers_for(threads)``
+    searchers in all). A searcher from another factory (tests, embedding) that has no
+    ``set_threads`` searches alone."""
     set_threads = getattr(searcher, "set_threads", None)
     if set_threads is not None:
-        set_threads(threads)
+        set_threads(searchers_for(threads))
+
+
+def threads_note(threads: int) -> Optional[str]:
+    """Say once, when ``Threads`` is set beyond the CPUs, how many searchers will run."""
+    searchers = searchers_for(threads)
+    if searchers == threads:
+        return None
+    helpers = searchers - 1
+    return ("Threads %d: %d searcher processes (the main search and %d helper%s), one per usable CPU; "
+            "more would only share the CPUs and slow the main search"
+            % (threads, searchers, helpers, "" if helpers == 1 else "s"))
 
 
 def declared_options() -> List[Option]:
@@ -193,7 +225,7 @@ def declared_options() -> List[Option]:
         # The Searcher is constructed with the Hash size, so it is not re-applied at creation.
         Spin("Hash", 16, 1, 4096, apply=lambda searcher, mb: searcher.set_hash(mb), apply_at_start=False),
         Button("Clear Hash", apply=lambda searcher, _: searcher.clear_hash()),
-        Spin("Threads", 1, 1, thread_limit(), apply=apply_threads),
+        Spin("Threads", 1, 1, THREADS_MAX, apply=apply_threads, note=threads_note),
         Spin("Move Overhead", 10, 0, 5000, apply=lambda searcher, ms: setattr(searcher, "move_overhead_ms", ms)),
         Check("Ponder", False),
         Spin("MultiPV", 1, 1, 256),
@@ -205,6 +237,7 @@ def declared_options() -> List[Option]:
                apply=lambda searcher, tables: setattr(searcher, "tablebases", tables)),
         Check("UCI_LimitStrength", False),
         Spin("UCI_Elo", calibration.default_elo, calibration.min_elo, calibration.max_elo),
+        Check("UCI_ShowWDL", False),
     ]
 
 

@@ -12,13 +12,14 @@ from typing import List, Optional, Sequence, Tuple
 import chess
 
 from engine.position import unplayable
-from engine.types import Limits, SearchInfo, shown_cp
+from engine.types import Limits, SearchInfo, SearchProgress, shown_cp
+from engine.wdl import material, wdl_of_score
 
 COMMANDS = frozenset([
     "uci", "debug", "isready", "setoption", "register", "ucinewgame", "position", "go", "stop",
-    "ponderhit", "quit", "bench",
+    "ponderhit", "quit", "bench", "d", "eval",
 ])
-"""Command words the loop understands (``bench`` is Pruner's, as in Stockfish)."""
+"""Command words the loop understands (``bench``, ``d`` and ``eval`` are Pruner's, as in Stockfish)."""
 
 GO_INT_PARAMS = {
     # name: smallest accepted value. Clocks may be negative: some GUIs send an overstepped
@@ -263,13 +264,22 @@ def format_pv(board: chess.Board, moves: Sequence[chess.Move]) -> List[str]:
     return texts
 
 
+def format_wdl(board: chess.Board, score: int) -> str:
+    """``wdl W D L``: the side to move's win/draw/loss chances per mille at ``score`` (the
+    model of ``engine.wdl``, at the material of ``board``, the root, as Stockfish does)."""
+    return "wdl %d %d %d" % wdl_of_score(score, material(board))
+
+
 def format_info(board: chess.Board, info: SearchInfo, nodes: Optional[int] = None,
-                time_ms: Optional[int] = None) -> str:
-    """The ``info depth ... pv ...`` line of one PV; ``nodes``/``time_ms`` override the report's."""
+                time_ms: Optional[int] = None, wdl: bool = False) -> str:
+    """The ``info depth ... pv ...`` line of one PV; ``nodes``/``time_ms`` override the report's;
+    ``wdl`` (``UCI_ShowWDL``) adds ``wdl W D L`` after the score, where Stockfish puts it."""
     nodes = info.nodes if nodes is None else nodes
     time_ms = info.time_ms if time_ms is None else time_ms
     parts = ["info depth %d seldepth %d multipv %d score %s" % (
         info.depth, info.seldepth, info.multipv, format_score(info.score, info.mate))]
+    if wdl:
+        parts.append(format_wdl(board, info.score))
     if info.bound in ("lower", "upper"):
         parts.append(info.bound + "bound")
     parts.append("nodes %d nps %d hashfull %d tbhits %d time %d" % (
@@ -283,6 +293,18 @@ def format_info(board: chess.Board, info: SearchInfo, nodes: Optional[int] = Non
 def format_progress(nodes: int, time_ms: int) -> str:
     """An ``info`` line without a score (a search stopped before its first iteration ended)."""
     return "info nodes %d nps %d time %d" % (nodes, nodes * 1000 // max(1, time_ms), time_ms)
+
+
+def format_search_progress(board: chess.Board, progress: SearchProgress) -> str:
+    """A report from inside an iteration: ``info depth D currmove M currmovenumber N`` when a
+    root move starts (as Stockfish prints it), else ``info depth D seldepth S nodes N nps X
+    hashfull H tbhits T time MS`` (the counters of an ``info`` line, without a score)."""
+    if progress.currmove is not None:
+        return "info depth %d currmove %s currmovenumber %d" % (
+            progress.depth, board.uci(progress.currmove), progress.currmovenumber)
+    return "info depth %d seldepth %d nodes %d nps %d hashfull %d tbhits %d time %d" % (
+        progress.depth, progress.seldepth, progress.nodes, progress.nps, progress.hashfull,
+        progress.tbhits, progress.time_ms)
 
 
 def format_no_moves(board: chess.Board) -> str:

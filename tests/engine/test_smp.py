@@ -23,7 +23,7 @@ from engine.smp import HelperPool, HelperSearcher, ParallelSearcher
 from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
 from engine.types import INF, MATE, Limits
 from engine_process import WAIT, EngineProcess
-from protocol.uci.options import thread_limit
+from protocol.uci.options import searcher_cap
 
 LINUX = sys.platform.startswith("linux")
 linux_only = pytest.mark.skipif(not LINUX, reason="reads /proc and waits on pidfds")
@@ -351,17 +351,38 @@ def search_once(engine, fen=MIDDLEGAME, go="go depth 4"):
     assert chess.Board(fen).is_legal(chess.Move.from_uci(bestmove.split()[1])), bestmove
 
 
-def test_threads_is_declared_within_the_cpu_count(engine):
+def test_threads_is_declared_as_stockfish_does_whatever_the_cpu_count(engine):
     engine.send_line("uci")
     engine.wait_for(lambda line: line == "uciok")
-    assert "option name Threads type spin default 1 min 1 max %d" % thread_limit() in engine.lines
-    assert 2 <= thread_limit() <= 64
-    for bad, reason in (("0", "out of range"), (str(thread_limit() + 1), "out of range"),
+    assert "option name Threads type spin default 1 min 1 max 1024" in engine.lines
+    for bad, reason in (("0", "out of range"), ("1025", "out of range"),
                         ("two", "not an integer"), ("", "needs a value")):
         engine.send_line("setoption name Threads value %s" % bad if bad else "setoption name Threads")
         engine.wait_for(lambda line: line.startswith("info string error: option Threads") and reason in line)
     engine.sync()
     assert engine.finish() == 0
+
+
+@linux_only
+def test_threads_beyond_the_cpus_starts_one_searcher_per_cpu_and_says_so(engine):
+    # Threads 1024 on any machine: one helper process per usable CPU after the first (at
+    # least one), never 1023; one info string says so when the option is set.
+    engine.send_line("uci")
+    engine.wait_for(lambda line: line == "uciok")
+    engine.send_line("setoption name Threads value 1024")
+    engine.sync()
+    notes = [line for line in engine.lines if line.startswith("info string Threads 1024: ")]
+    assert notes == ["info string Threads 1024: %d searcher processes (the main search and %d helper%s), "
+                     "one per usable CPU; more would only share the CPUs and slow the main search"
+                     % (searcher_cap(), searcher_cap() - 1, "" if searcher_cap() == 2 else "s")]
+    assert len(helpers_of(engine.pid)) == searcher_cap() - 1
+    search_once(engine, go="go depth 3")
+    engine.send_line("setoption name Threads value 1")
+    engine.sync()
+    assert helpers_of(engine.pid) == []
+    assert engine.count(lambda line: line.startswith("info string Threads")) == 1
+    assert engine.finish() == 0
+    assert "error" not in " ".join(engine.lines)
 
 
 @linux_only

@@ -12,13 +12,15 @@ control characters, truncated lines, unknown words), interleaved ``go``/``stop``
 * a rejected ``position``/``setoption``/``debug`` leaves the state as it was (position FEN and
   move stack, option values, debug flag), and no other command changes it;
 * every output line is a UCI engine line (``id``, ``option``, ``uciok``, ``readyok``, ``info``,
-  ``bestmove``) without embedded line breaks.
+  ``bestmove``) or a line of the text ``d``, ``eval`` and ``go perft`` print (as Stockfish's),
+  without embedded line breaks.
 
 The default suite runs a few hundred streams in-process (fake and real searcher) and a dozen
 against the real process; ``pytest -m slow tests/uci/test_fuzz.py`` runs the heavy profile.
 """
 
 import random
+import re
 import threading
 from typing import List, Optional, Tuple
 
@@ -33,6 +35,21 @@ from protocol.uci.wire import parse_command
 from loop_helpers import FakeSearcher
 
 ENGINE_LINE_PREFIXES = ("id ", "option ", "uciok", "readyok", "info ", "bestmove ")
+
+DISPLAY_LINE = re.compile("|".join([
+    r"",                                                              # blank lines around blocks
+    r" \+(---\+){8}", r" \|( [PNBRQKpnbrqk ] \|){8} [1-8]", r"   a   b   c   d   e   f   g   h",  # d
+    r"Fen: \S.*", r"Key: [0-9A-F]{16}", r"Checkers: ([a-h][1-8] )*",
+    r" Contributing terms .*", r"\+-+(\+-{13}){3}\+", r"\|[^|]+\|[^|]+\|[^|]+\|[^|]+\|",   # eval
+    r"Phase +\d+/24 .*", r"(Tapered|Tempo) +[+-]\d+\.\d\d \(white side.*\)",
+    r"Final evaluation(: none \(in check\)| +[+-]\d+\.\d\d \(white side\))",
+    r"[a-h][1-8][a-h][1-8][qrbn]?: \d+", r"Nodes searched: \d+",   # go perft
+]))
+"""Lines of the text ``d``, ``eval`` and ``go perft`` print, as Stockfish prints them."""
+
+
+def is_engine_line(text: str) -> bool:
+    return text.startswith(ENGINE_LINE_PREFIXES) or DISPLAY_LINE.fullmatch(text) is not None
 
 FUZZ_SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -86,7 +103,8 @@ GO_PART = st.one_of(
 
 OPTION_NAMES = ["Hash", "hash", "HASH", "Clear Hash", "clear  hash", "Move Overhead", "move overhead", "Ponder",
                 "MultiPV", "UCI_AnalyseMode", "UCI_Chess960", "uci_chess960", "OwnBook", "BookFile", "SyzygyPath",
-                "UCI_LimitStrength", "UCI_Elo", "Threads", "Skill Level", "", "value", "name", "Hash value"]
+                "UCI_LimitStrength", "UCI_Elo", "Threads", "UCI_ShowWDL", "Skill Level", "", "value", "name",
+                "Hash value"]
 
 OPTION_VALUES = st.one_of(
     NUMBER_TEXTS.filter(lambda text: not text.strip().isdigit() or len(text) > 4 or int(text) <= 64),
@@ -132,6 +150,7 @@ COMMAND_LINE = st.one_of(
                      "go wtime 30 btime 30", "go", "go mate 1", "go searchmoves e2e4 d2d4 depth 2"]),
     st.sampled_from(["stop", "isready", "ponderhit", "ucinewgame", "uci"]),
     st.sampled_from(["stop", "isready", "go depth 1", "go infinite"]),
+    st.sampled_from(["d", "eval", "d x", "eval 3", "go perft 1"]),
     POSITION_LINE,
     SETOPTION_LINE,
     st.tuples(st.just("debug"), st.sampled_from(["on", "off", "", "maybe", "ON"])).map(" ".join),
@@ -291,7 +310,7 @@ def run_stream(lines: List[str], factory) -> None:
     assert loop.wait_idle(WAIT)
     printed = output.snapshot()
     for text in printed:
-        assert text.startswith(ENGINE_LINE_PREFIXES), text
+        assert is_engine_line(text), text
         assert "\r" not in text and "\u2028" not in text and "\x85" not in text, repr(text)
         assert not text.startswith("info string error: internal"), (text, lines)
     check_bestmoves([text for text in printed if text.startswith("bestmove ")], boards, quitted)
@@ -407,7 +426,7 @@ def run_process_stream(data: bytes, engine_command: List[str], repo_root: str) -
     assert engine.partial == b"", engine.partial  # no half-written line
     printed = engine.lines
     for text in printed:
-        assert text.startswith(ENGINE_LINE_PREFIXES), text
+        assert is_engine_line(text), text
         assert not text.startswith("info string error: internal"), text
     check_bestmoves([text for text in printed if text.startswith("bestmove ")], boards, quits)
     if not quits:

@@ -20,7 +20,6 @@ import pexpect.popen_spawn
 import pytest
 
 import engine
-from protocol.uci.options import thread_limit
 from uci_process import BESTMOVE, Uci, legal
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")
@@ -35,7 +34,7 @@ AFTER_WHITE_SHORT_CASTLING = "r3k2r/8/8/8/8/8/8/R4RK1 b kq - 1 1"
 OPTION_LINES = [
     "option name Hash type spin default 16 min 1 max 4096",
     "option name Clear Hash type button",
-    "option name Threads type spin default 1 min 1 max %d" % thread_limit(),
+    "option name Threads type spin default 1 min 1 max 1024",
     "option name Move Overhead type spin default 10 min 0 max 5000",
     "option name Ponder type check default false",
     "option name MultiPV type spin default 1 min 1 max 256",
@@ -46,6 +45,7 @@ OPTION_LINES = [
     "option name SyzygyPath type string default <empty>",
     "option name UCI_LimitStrength type check default false",
     "option name UCI_Elo type spin default 1400 min 1100 max 1650",
+    "option name UCI_ShowWDL type check default false",
 ]
 
 
