@@ -75,7 +75,7 @@ class FakeSearcher:
     def clear_hash(self) -> None:
         self.calls.append(("clear_hash",))
 
-    def search(self, board, limits, on_info=None, stop=None, multipv=1, ponderhit=None):
+    def search(self, board, limits, on_info=None, stop=None, multipv=1, ponderhit=None, on_progress=None):
         self.calls.append(("search", board.fen(), limits, multipv))
         self.ponderhit_event = ponderhit
         self.searching.set()
