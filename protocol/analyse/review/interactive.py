@@ -175,10 +175,8 @@ SCRIPT = r"""
     if (move) {
       move.classList.add("sel");
       var box = game.moves, top = move.offsetTop, bottom = top + move.offsetHeight;
-      if (top < box.scrollTop) {
-        box.scrollTop = top - 8;
-      } else if (bottom > box.scrollTop + box.clientHeight) {
-        box.scrollTop = bottom - box.clientHeight + 8;
+      if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight) {
+        box.scrollTop = top - box.clientHeight / 3;  // out of sight: a third of the way down, its note below it
       }
     } else {
       game.moves.scrollTop = 0;
