@@ -3,7 +3,9 @@
 The documented import is ``from engine.analysis import analyse, Analyser``. Results are
 typed (``Analysis`` holding one ``Line`` per MultiPV line) and scores are python-chess
 ``chess.engine.PovScore`` objects, so they read from either side (``.white()``,
-``.relative`` = the side to move) and go straight into ``GameNode.set_eval``.
+``.relative`` = the side to move) and go straight into ``GameNode.set_eval``. Each line also
+carries its win/draw/loss chances (``Line.wdl``, a python-chess ``PovWdl`` in per mille, from
+the model of ``engine.wdl``, as ``UCI_ShowWDL`` shows them).
 
 Determinism: ``analyse()`` searches on a fresh ``Searcher`` every call, so the same position
 at the same depth (or node limit) always gives the same moves, scores and node count. An
@@ -22,6 +24,7 @@ import chess.engine
 from engine.position import describe_status, unplayable
 from engine.search import SearchParams, Searcher
 from engine.types import Limits, SearchInfo, SearchResult, mate_in_moves, shown_cp
+from engine.wdl import material, wdl_of_score
 
 DEFAULT_DEPTH = 7
 """Depth used when no limit is given: about 1 s per middlegame position on CPython 3.11
@@ -39,6 +42,13 @@ def pov_score(score: int, turn: chess.Color) -> chess.engine.PovScore:
     if mate == 0:  # only at a mated root, which the search never reports; kept for completeness
         return chess.engine.PovScore(chess.engine.Mate(0) if score < 0 else chess.engine.MateGiven, turn)
     return chess.engine.PovScore(chess.engine.Mate(mate), turn)
+
+
+def pov_wdl(score: int, board: chess.Board) -> chess.engine.PovWdl:
+    """The win/draw/loss chances per mille of the engine's ``score`` (from the side to move of
+    ``board``) as a python-chess PovWdl: ``engine.wdl``'s model at the material of ``board``."""
+    wins, draws, losses = wdl_of_score(score, material(board))
+    return chess.engine.PovWdl(chess.engine.Wdl(wins, draws, losses), board.turn)
 
 
 def san_line(board: chess.Board, moves: Iterable[chess.Move]) -> List[str]:
@@ -73,6 +83,11 @@ class Line:
     """Milliseconds since the search started when the line was reported."""
     bound: str = "exact"
     """``exact``, or ``lower``/``upper`` for an aspiration-window fail high/low."""
+    wdl: Optional[chess.engine.PovWdl] = None
+    """Win/draw/loss chances per mille of the line's score (``wdl.relative`` for the side to
+    move, ``wdl.white()`` for White; ``.wins``, ``.draws``, ``.losses`` sum to 1000): a mate or
+    a tablebase win is certain, other scores go through the model of ``engine.wdl`` (fitted to
+    Pruner's own games) at the material of the analysed position."""
 
     @property
     def move(self) -> Optional[chess.Move]:
@@ -167,11 +182,24 @@ class Analysis:
         """Mate in N moves from White's view (negative: White gets mated; 0: checkmate on the board), or None."""
         return self.score.white().mate() if self.score is not None else None
 
+    @property
+    def wdl(self) -> Optional[chess.engine.PovWdl]:
+        """Win/draw/loss chances per mille of the best line (``Line.wdl``); on a position without
+        legal moves the result itself (checkmated: 0/0/1000 for the mover, stalemate: 0/1000/0);
+        None when no iteration completed."""
+        if self.lines:
+            return self.lines[0].wdl
+        if self.outcome is not None:
+            mated = self.outcome.termination == chess.Termination.CHECKMATE
+            return chess.engine.PovWdl(chess.engine.Wdl(0, 0, 1000) if mated else chess.engine.Wdl(0, 1000, 0),
+                                       self.turn)
+        return None
+
 
 def _line(board: chess.Board, info: SearchInfo) -> Line:
     return Line(multipv=info.multipv, pv=list(info.pv), pv_san=san_line(board, info.pv),
                 score=pov_score(info.score, board.turn), depth=info.depth, seldepth=info.seldepth,
-                nodes=info.nodes, time_ms=info.time_ms, bound=info.bound)
+                nodes=info.nodes, time_ms=info.time_ms, bound=info.bound, wdl=pov_wdl(info.score, board))
 
 
 def _limits(depth: Optional[int], nodes: Optional[int], time: Optional[float],
@@ -276,4 +304,4 @@ def analyse(board: chess.Board, depth: Optional[int] = None, nodes: Optional[int
                                      searchmoves=searchmoves, on_info=on_info, stop=stop)
 
 
-__all__ = ["Analyser", "Analysis", "DEFAULT_DEPTH", "Line", "analyse", "describe_status", "pov_score"]
+__all__ = ["Analyser", "Analysis", "DEFAULT_DEPTH", "Line", "analyse", "describe_status", "pov_score", "pov_wdl"]

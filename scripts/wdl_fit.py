@@ -18,12 +18,13 @@ The model (Stockfish's): the side to move wins with ``1 / (1 + exp((a - cp) / b)
 with the same curve at ``-cp``; a draw is the rest; ``a`` and ``b`` are polynomials of degree
 ``--degree`` in ``m = material / 58``. The fit maximises the likelihood of the observed
 results (Newton-type steps with the outer-product Hessian approximation, BHHH, and a
-backtracking line search; plain Python, no numpy). Every fifth game is held out first to
-measure the fit on games it did not see; the constants printed at the end come from all
-games. Output: the data counts, the fitted constants (paste them into engine/wdl.py), the
-log-loss against a constant model and a score-only model, and calibration tables (predicted
-and observed results per score bucket and per material bucket); ``--markdown`` prints the
-tables as Markdown for docs/wdl.md.
+backtracking line search; plain Python, no numpy); the constants printed come from all
+games. Output: the data counts, the cross-validated log-loss (``--folds``: every game's
+positions predicted by a fit to the other games) of the constant model (the overall
+win/draw/loss rates) and of the model with ``a`` and ``b`` of degree 0 to 3, the fitted
+constants (paste them into engine/wdl.py) with standard errors clustered by game, and
+calibration tables (predicted and observed results per score bucket and per material
+bucket); ``--markdown`` prints the tables as Markdown for docs/wdl.md.
 """
 
 import argparse
@@ -360,6 +361,23 @@ def print_table(title: str, rows, markdown: bool, out) -> None:
     out.write("\n")
 
 
+def cross_validate(samples: Sequence[Sample], folds: int, degree: Optional[int]) -> float:
+    """Mean log-loss per position when each fold of games (game index modulo ``folds``) is
+    predicted by the model fitted to the other folds; ``degree`` None: the constant model."""
+    total = 0.0
+    for fold in range(folds):
+        train = [s for s in samples if s.game % folds != fold]
+        test = [s for s in samples if s.game % folds == fold]
+        if not train or not test:
+            continue
+        if degree is None:
+            total -= constant_log_likelihood(train, test)
+        else:
+            model_fit = fit(train, degree)
+            total -= log_likelihood(test, model_fit.a_coeffs, model_fit.b_coeffs)
+    return total / len(samples)
+
+
 CP_BUCKETS = [(-math.inf, -400)] + [(low, low + 100) for low in range(-400, 400, 100)] + [(400, math.inf)]
 MATERIAL_BUCKETS = [(0, 20), (20, 30), (30, 40), (40, 50), (50, 60), (60, 70), (70, 100)]
 
@@ -378,8 +396,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--max-cp", type=int, default=1000, help="leave out |cp| above this (default: 1000)")
     parser.add_argument("--depth", type=int, default=None,
                         help="search positions without a score in their comment to this depth")
-    parser.add_argument("--holdout", type=int, default=5,
-                        help="hold out every N-th game to measure the fit on unseen games (0: none)")
+    parser.add_argument("--folds", type=int, default=5,
+                        help="cross-validation by game: K folds (0: none) (default: 5)")
     parser.add_argument("--markdown", action="store_true", help="tables in Markdown")
     args = parser.parse_args(argv)
     if args.degree < 0 or args.min_move < 1 or args.max_cp < 1 or (args.depth is not None and args.depth < 1):
@@ -399,21 +417,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     out.write("results from the side to move: %d wins, %d draws, %d losses\n\n"
               % (results[1], results[0], results[-1]))
 
-    if args.holdout > 1:
-        train = [s for s in samples if s.game % args.holdout != args.holdout - 1]
-        test = [s for s in samples if s.game % args.holdout == args.holdout - 1]
-        if train and test:
-            out.write("held out: one game in %d (%d positions), fitted on the rest (%d)\n"
-                      % (args.holdout, len(test), len(train)))
-            out.write("mean log-loss per position on the held-out games (nats; lower is better):\n")
-            constant = -constant_log_likelihood(train, test) / len(test)
-            out.write("  constant W/D/L rates      %.4f\n" % constant)
-            for degree in sorted({0, args.degree}):
-                held = fit(train, degree)
-                loss = -log_likelihood(test, held.a_coeffs, held.b_coeffs) / len(test)
-                out.write("  a, b of degree %d          %.4f  (%.1f%% below constant)\n"
-                          % (degree, loss, 100 * (constant - loss) / constant))
-            out.write("\n")
+    if args.folds > 1 and counts.games_kept >= args.folds:
+        out.write("%d-fold cross-validation by game (each game's positions predicted by a fit to the\n"
+                  "other folds): mean log-loss per position, nats, lower is better\n" % args.folds)
+        constant = cross_validate(samples, args.folds, None)
+        out.write("  constant W/D/L rates      %.4f\n" % constant)
+        for degree in sorted(set(range(0, 4)) | {args.degree}):
+            loss = cross_validate(samples, args.folds, degree)
+            out.write("  a, b of degree %d          %.4f  (%.1f%% below constant)\n"
+                      % (degree, loss, 100 * (constant - loss) / constant))
+        out.write("\n")
 
     final = fit(samples, args.degree)
     constant = -constant_log_likelihood(samples, samples) / len(samples)

@@ -142,7 +142,7 @@ def test_positions_are_filtered_and_labelled_from_the_side_to_move(tmp_path):
 def test_the_script_prints_the_constants_and_the_calibration(tmp_path, capsys):
     path = tmp_path / "games.pgn"
     path.write_text(PGN)
-    assert wdl_fit.main([str(path), "--min-move", "2", "--holdout", "0", "--degree", "0"]) == 0
+    assert wdl_fit.main([str(path), "--min-move", "2", "--folds", "0", "--degree", "0"]) == 0
     out = capsys.readouterr().out
     assert "A_COEFFS = (" in out and "B_COEFFS = (" in out and "predicted W/D/L" in out
 
@@ -189,3 +189,21 @@ def test_the_start_position_is_level_but_for_the_tempo():
     assert parts.phase == PHASE_MAX and parts.score == TEMPO
     assert [term.name for term in parts.terms][:2] == ["Material", "Piece-square"]
     assert math.isclose(parts.terms[0].white[0], 8 * 82 + 2 * 337 + 2 * 365 + 2 * 477 + 1025)
+
+
+# -- engine.analysis --------------------------------------------------------------------------------
+
+def test_analysis_results_carry_wdl_from_the_side_to_move():
+    import chess.engine
+    from engine.analysis import analyse
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3")
+    result = analyse(board, depth=3, multipv=2)
+    for line in result.lines:
+        expected = wdl.wdl(line.cp, wdl.material(board))
+        assert line.wdl.relative == chess.engine.Wdl(*expected)
+        assert line.wdl.white() == chess.engine.Wdl(expected[2], expected[1], expected[0])  # Black to move
+    assert result.wdl == result.lines[0].wdl
+    mate = analyse(chess.Board("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"), depth=3)
+    assert mate.wdl.white() == chess.engine.Wdl(1000, 0, 0)
+    assert analyse(chess.Board("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")).wdl.relative == chess.engine.Wdl(0, 0, 1000)
+    assert analyse(chess.Board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")).wdl.relative == chess.engine.Wdl(0, 1000, 0)
