@@ -17,7 +17,6 @@ take, naming it.
 
 import argparse
 import asyncio
-import concurrent.futures
 import queue
 import shlex
 import threading
@@ -231,21 +230,24 @@ class UciAnalyser:
             self.kill()
 
     def kill(self) -> None:
-        """Stop the engine now, searching or not (the process is killed)."""
+        """Stop the engine now, searching or not: the process is killed, and gone on return
+        (python-chess kills it from its event loop thread; wait for that)."""
         try:
             self.engine.close()
-        except Exception:  # noqa: BLE001 - already gone
+            self.engine.returncode.result(timeout=START_TIMEOUT)
+        except Exception:  # noqa: BLE001 - already gone, or the loop is
             pass
 
 
 class EngineRunner:
     """``Runner`` for ``--engine CMD`` without ``--cluster``: ``run(tasks)`` yields results in
-    input order; up to ``jobs`` engine processes search at once, each driven by one thread.
+    input order, from ``min(jobs, tasks)`` threads that each start one engine process and
+    take the next task until none is left.
 
     A context manager: leaving it quits the engines, or kills them when leaving on an
     exception (Ctrl-C). The engines run in their own process group, so a terminal's Ctrl-C
     reaches only ``pruner analyse``, which then stops them. An engine that dies fails its
-    task (reported, counted) and is replaced for the next one.
+    task (reported, counted) and its thread starts a new one for its next task.
     """
 
     def __init__(self, command: Sequence[str], options: EngineOptions, settings: Settings, jobs: int,
@@ -257,12 +259,10 @@ class EngineRunner:
         self.tick = tick
         self.timeout = timeout
         self.started: List[UciAnalyser] = []
-        """Every engine started so far (for the tests: ``--jobs N`` starts at most N)."""
-        self._idle: "queue.SimpleQueue[UciAnalyser]" = queue.SimpleQueue()
-        self._ticks: "queue.SimpleQueue[int]" = queue.SimpleQueue()
+        """Every engine started so far (``--jobs N`` with N tasks or more: N of them)."""
         self._lock = threading.Lock()
         self._closed = False
-        self._executor: Optional[concurrent.futures.ThreadPoolExecutor] = None
+        self._threads: List[threading.Thread] = []
 
     def __enter__(self) -> "EngineRunner":
         return self
@@ -271,27 +271,15 @@ class EngineRunner:
         with self._lock:
             self._closed = True
             engines = list(self.started)
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
         for analyser in engines:
             if kind is None:
                 analyser.close()
             else:
-                analyser.kill()
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)  # the threads end once their engines are gone
-            self._executor = None
+                analyser.kill()  # a search in progress ends with an error nobody reads
+        for thread in self._threads:
+            thread.join(self.timeout)
 
-    def _take(self) -> UciAnalyser:
-        """An idle live engine, or a new one."""
-        while True:
-            try:
-                analyser = self._idle.get_nowait()
-            except queue.Empty:
-                break
-            if analyser.alive:
-                return analyser
-            analyser.kill()
+    def _start(self) -> UciAnalyser:
         analyser = UciAnalyser(self.command, self.settings.hash_mb, self.timeout, self.options, setpgrp=True)
         with self._lock:
             self.started.append(analyser)
@@ -301,37 +289,57 @@ class EngineRunner:
             raise EngineStartError("the run is over")
         return analyser
 
-    def _run_one(self, task: Task) -> TaskResult:
+    def _work(self, work: "queue.SimpleQueue[Tuple[int, Task]]", done: "queue.SimpleQueue[Tuple[str, object]]") -> None:
+        """One thread: an engine of its own, tasks until none is left (or the run is over)."""
+        analyser: Optional[UciAnalyser] = None
+        problem = ""
         try:
-            analyser = self._take()
+            analyser = self._start()
         except (EngineStartError, EngineOptionError) as exc:
-            return TaskResult(task.source, error=str(exc))
-        try:
-            return run_task(task, self.settings, self._ticks.put, analyser)
-        finally:
-            self._idle.put(analyser)
+            problem = str(exc)
+        while not self._closed:
+            try:
+                index, task = work.get_nowait()
+            except queue.Empty:
+                return
+            if analyser is not None and not analyser.alive:  # it died in the last task
+                analyser.kill()
+                analyser = None
+                try:
+                    analyser = self._start()
+                except (EngineStartError, EngineOptionError) as exc:
+                    problem = str(exc)
+            if analyser is None:
+                result = TaskResult(task.source, error=problem)
+            else:
+                result = run_task(task, self.settings, lambda count: done.put(("tick", count)), analyser)
+            done.put(("result", (index, result)))
 
     def run(self, tasks: List[Task]) -> Iterator[TaskResult]:
         """Results in the order of ``tasks``."""
         if not tasks:
             return
-        self._executor = concurrent.futures.ThreadPoolExecutor(min(self.jobs, len(tasks)),
-                                                               thread_name_prefix="pruner-analyse-engine")
-        futures = [self._executor.submit(self._run_one, task) for task in tasks]
-        for future in futures:
-            while True:
-                try:
-                    result = future.result(timeout=POLL_SECONDS)
-                    break
-                except concurrent.futures.TimeoutError:
-                    self._drain()
-            self._drain()
-            yield result
-
-    def _drain(self) -> None:
-        while True:
+        work: "queue.SimpleQueue[Tuple[int, Task]]" = queue.SimpleQueue()
+        for item in enumerate(tasks):
+            work.put(item)
+        done: "queue.SimpleQueue[Tuple[str, object]]" = queue.SimpleQueue()
+        for number in range(min(self.jobs, len(tasks))):
+            thread = threading.Thread(target=self._work, args=(work, done), daemon=True,
+                                      name="pruner-analyse-engine-%d" % (number + 1))
+            self._threads.append(thread)
+            thread.start()
+        finished: Dict[int, TaskResult] = {}
+        next_index = 0
+        while next_index < len(tasks):
             try:
-                count = self._ticks.get_nowait()
+                kind, payload = done.get(timeout=POLL_SECONDS)
             except queue.Empty:
-                return
-            self.tick(count)
+                continue
+            if kind == "tick":
+                self.tick(payload)  # type: ignore[arg-type]
+                continue
+            index, result = payload  # type: ignore[misc]
+            finished[index] = result
+            while next_index in finished:
+                yield finished.pop(next_index)
+                next_index += 1
