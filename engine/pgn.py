@@ -9,12 +9,17 @@ tag pair (``[Event "..."]``), or movetext from its first line on (``1. e4 ...``,
 error for (an illegal move, a bad FEN tag), a variant other than chess and Chess960, or an
 illegal start position comes with the reason (``PgnGame.problem``): a game is used whole or not
 at all. Never prints: problems go to the caller.
+
+Texts of any size are read as a stream, a line at a time: ``PgnReader.read`` takes a string or
+a text handle (``PgnLines`` turns bytes into one: UTF-8, else Latin-1, line by line), keeps
+only the game being read, and can leave games out by their headers without reading their
+movetext (``PgnReader(want=...)``: python-chess's skip path, as ``chess.pgn.read_headers``).
 """
 
 import io
 import re
 from dataclasses import dataclass
-from typing import Iterator, List, Optional
+from typing import IO, Callable, Iterator, List, Optional, Union
 
 import chess
 import chess.pgn
@@ -49,11 +54,26 @@ class _GameBuilder(chess.pgn.GameBuilder):
     After an illegal move python-chess skips to the end of the "variation" and then calls
     ``end_variation`` even when the illegal move was on the main line, which empties
     ``variation_stack``; the next move or NAG raises IndexError (``1. e4 ( e5 ) ) !``,
-    ``1. e4 Nf3 ) e5``; python-chess PR #1204 makes the same fix upstream)."""
+    ``1. e4 Nf3 ) e5``; python-chess PR #1204 makes the same fix upstream).
+
+    ``want``: called with the headers of a game that has tag pairs once they are read; when it
+    returns False the movetext is skipped unread (python-chess's fast path) and ``refused`` is
+    set."""
+
+    def __init__(self, want: Optional[Callable[[chess.pgn.Headers], bool]] = None) -> None:
+        super().__init__()
+        self.want = want
+        self.refused = False
 
     def begin_game(self) -> None:
         super().begin_game()
         self.tags = 0
+
+    def end_headers(self):  # type: ignore[override]
+        if self.want is not None and self.tags and not self.want(self.game.headers):
+            self.refused = True
+            return chess.pgn.SKIP
+        return super().end_headers()
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
         super().visit_header(tagname, tagvalue)
@@ -82,28 +102,81 @@ def decode(data: bytes) -> str:
         return data.decode("latin-1")
 
 
+def decode_line(data: bytes) -> str:
+    """One line of a PGN stream: UTF-8, else Latin-1 (``decode`` for a line at a time)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
 def read_pgn_file(path: str) -> str:
     """The text of the PGN file at ``path`` (see ``decode``); OSError when it cannot be read."""
     with open(path, "rb") as handle:
         return decode(handle.read())
 
 
-class PgnReader:
-    """Reads the games of one PGN text; ``not_games`` then holds the lines where text that is
-    not a game began."""
+class PgnLines:
+    """A text handle (``readline``) over a binary stream of PGN, for ``PgnReader.read``: each
+    line decoded on its own by ``decode_line`` (a stream cannot be decoded whole first), a
+    byte-order mark at the start dropped. A file in one encoding reads as ``decode`` reads it."""
 
-    def __init__(self) -> None:
+    def __init__(self, binary: IO[bytes]) -> None:
+        self._readline = binary.readline
+        self._first = True
+
+    def readline(self) -> str:
+        data = self._readline()
+        if self._first:
+            self._first = False
+            if data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]
+        return decode_line(data)
+
+
+class _Recorder:
+    """The text handle python-chess reads from (it only calls ``readline``), keeping the
+    lines of the game being read."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self._readline = handle.readline
+        self.lines: List[str] = []
+
+    def readline(self) -> str:
+        line = self._readline()
+        if line:
+            self.lines.append(line)
+        return line
+
+    def take(self) -> List[str]:
+        """The lines read since the last ``take``."""
+        lines, self.lines = self.lines, []
+        return lines
+
+
+class PgnReader:
+    """Reads the games of one PGN text or stream; ``not_games`` then holds the lines where text
+    that is not a game began.
+
+    ``want``: called once per game, in order, with its headers; a game it refuses is numbered
+    but not yielded, and when it has tag pairs its movetext is skipped unread (its errors are
+    then not known). A game without tags is read whole first, to tell it from text that is
+    not a game."""
+
+    def __init__(self, want: Optional[Callable[[chess.pgn.Headers], bool]] = None) -> None:
         self.not_games: List[int] = []
         """1-based first lines of the blocks of text that are not games, in order."""
+        self.want = want
+        self.games = 0
+        """Games found so far, those ``want`` refused included."""
 
-    def read(self, text: str) -> Iterator[PgnGame]:
-        """A ``PgnGame`` for each game of ``text``, in order."""
-        handle = io.StringIO(text)
-        number = 0
-        line, counted = 1, 0  # line number of text[counted], advanced game by game (no rescans)
+    def read(self, source: Union[str, IO[str]]) -> Iterator[PgnGame]:
+        """A ``PgnGame`` for each game of ``source`` (a string, or a text handle read line by
+        line: only the current game is kept), in order."""
+        handle = _Recorder(io.StringIO(source) if isinstance(source, str) else source)
+        line = 1  # line number of the next line to read
         while True:
-            start = handle.tell()
-            builder = _GameBuilder()
+            builder = _GameBuilder(self.want)
             failure = None
             try:
                 game = chess.pgn.read_game(handle, Visitor=lambda: builder)
@@ -113,20 +186,24 @@ class PgnReader:
             else:
                 if game is None:
                     return
-            end = handle.tell() if failure is None else len(text)
-            first = _NON_BLANK.search(text, start, end)
-            offset = first.start() if first else start
-            line += text.count("\n", counted, offset)
-            counted = offset
-            chunk = text[start:end]
+            lines = handle.take()
+            first = next((index for index, text in enumerate(lines) if _NON_BLANK.search(text)), 0)
+            start, line = line + first, line + len(lines)
+            chunk = "".join(lines)
             if failure is not None:
-                yield PgnGame(number + 1, line, chunk, None, failure)
+                self.games += 1
+                yield PgnGame(self.games, start, chunk, None, failure)
                 return
-            if not builder.tags and not (_starts_with_movetext(chunk) and (game.variations or game.errors)):
-                self.not_games.append(line)  # notes, random bytes: junk python-chess read around
+            if builder.refused:
+                self.games += 1
                 continue
-            number += 1
-            yield PgnGame(number, line, chunk, game, _problem(game))
+            if not builder.tags and not (_starts_with_movetext(chunk) and (game.variations or game.errors)):
+                self.not_games.append(start)  # notes, random bytes: junk python-chess read around
+                continue
+            self.games += 1
+            if not builder.tags and self.want is not None and not self.want(game.headers):
+                continue
+            yield PgnGame(self.games, start, chunk, game, _problem(game))
 
     def summary(self) -> List[str]:
         """``['2 blocks of text that are not games ignored (first at line 4)']``, or empty."""

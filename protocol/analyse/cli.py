@@ -17,25 +17,30 @@ and docs/cluster.md.
 """
 
 import argparse
+import collections
 import contextlib
 import multiprocessing
+import multiprocessing.process
 import os
+import queue
 import signal
 import threading
 import sys
 import time
-from functools import partial
-from typing import IO, Callable, Iterator, List, Optional
+from typing import IO, Callable, Deque, Iterable, Iterator, List, Optional, Tuple
 
 
 from engine.analysis import DEFAULT_DEPTH
 from engine.cpus import usable_cpus
 from protocol.analyse.annotate import VARIATIONS
-from protocol.analyse.inputs import Task, read_inputs
+from protocol.analyse.filters import build_filter
+from protocol.analyse.inputs import GameTask, Inputs, Selection, Task
 from protocol.analyse import cluster_runner, uci_engine
 from protocol.analyse.review import collect as review_collect
 from protocol.analyse.output import FORMATS, Progress, make_writer
 from protocol.analyse.resume import ResumeError, resume_output
+from protocol.analyse.sources import ZSTD_HINT, InputFormat, missing_zstandard, parse_input_format
+from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, InOrder, TaskFeed
 from protocol.analyse.tasks import Settings, TaskResult, run_task
 from protocol.cluster import ClusterError
 
@@ -47,7 +52,7 @@ EXIT_INTERRUPTED = 130
 """Stopped by Ctrl-C (128 + SIGINT)."""
 
 POLL_SECONDS = 0.1
-"""How often the parent process collects progress ticks while it waits for a result."""
+"""How often the parent process looks whether the run is over while it waits for a result."""
 
 
 class UsageError(Exception):
@@ -57,6 +62,16 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be at least 0, got %d" % value)
+    return value
 
 
 def _positive(text: str) -> int:
@@ -95,6 +110,21 @@ def build_parser() -> argparse.ArgumentParser:
                         help="PGN: only the positions with this side to move (its moves)")
     parser.add_argument("--from-move", type=_positive, metavar="N",
                         help="PGN: only the positions from full move N on")
+    games = parser.add_argument_group("large inputs: which games, and how files are read (docs/analysis.md)")
+    games.add_argument("--to-move", type=_positive, metavar="N", help="PGN: only the positions up to full move N")
+    games.add_argument("--where", action="append", default=[], metavar="'TAG OP VALUE'",
+                       help="PGN: only the games whose headers meet this condition (repeatable: all must); "
+                            "OP: = != < <= > >= (< ... >= on numbers) or ~ (contains), case-sensitive: "
+                            "'WhiteElo>=2000', 'Event~Rated Blitz'")
+    games.add_argument("--skip-games", type=_count, default=0, metavar="N",
+                       help="PGN: leave out the first N games (of those that meet --where); read past "
+                            "their headers only")
+    games.add_argument("--games", type=_positive, metavar="N",
+                       help="PGN: at most N games (after --skip-games); the rest of the input is not read")
+    games.add_argument("--input-format", metavar="FMT",
+                       help="how to read every file and '-': pgn or epd, and/or a compression gz, bz2, xz, zst "
+                            "(pgn.zst, epd.gz, zst); what it names overrides the file name (default: from "
+                            "the name, e.g. games.pgn.zst; for '-' PGN or EPD from the content)")
     parser.add_argument("--variations", choices=VARIATIONS, default="judged",
                         help="--format pgn: the engine's line as a variation at judged moves (default, as "
                              "lichess does), at every move that was not the engine's best (all), or nowhere")
@@ -109,66 +139,143 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _worker_init(queue) -> None:
-    """Worker processes leave Ctrl-C to the parent, which terminates them."""
+
+def _worker_main(settings: Settings, work, results) -> None:
+    """A worker process: tasks from ``work`` until None, results and progress to ``results``.
+    Ctrl-C is left to the parent, which terminates the workers."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    global _TICKS
-    _TICKS = queue
-
-
-_TICKS = None  # the worker's progress queue (set by _worker_init in each worker process)
-
-
-def _worker_tick(n: int) -> None:
-    _TICKS.put(n)
-
-
-def _worker_run(settings: Settings, task: Task) -> TaskResult:
-    return run_task(task, settings, _worker_tick)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    while True:
+        item = work.get()
+        if item is None:
+            return
+        index, task = item
+        result = run_task(task, settings, lambda n: results.put(("tick", n)))
+        results.put(("done", (index, result)))
 
 
 class Runner:
-    """Runs tasks in order, in-process (``jobs == 1``) or on a process pool; a context manager."""
+    """Runs tasks in order, in-process (``jobs == 1``) or in worker processes; a context manager.
+
+    ``run`` takes any iterable of tasks, read ahead on a thread (``stream.TaskFeed``): at most
+    ``jobs * IN_FLIGHT_PER_JOB`` tasks are in the workers' hands or done and waiting for an
+    earlier one, at most ``READ_AHEAD`` more are read. Worker processes are started as tasks
+    come, up to ``jobs``: never more than there are tasks.
+    """
 
     def __init__(self, settings: Settings, jobs: int, tick: Callable[[int], None]) -> None:
         self.settings = settings
         self.jobs = jobs
         self.tick = tick
-        self._pool = None
+        self.workers: List[multiprocessing.process.BaseProcess] = []
+        """The worker processes started so far."""
+        self._stop = threading.Event()
+        self._forwarder: Optional[threading.Thread] = None
+        self._queues: List = []
 
     def __enter__(self) -> "Runner":
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._pool is not None:
-            self._pool.terminate()  # nothing left to wait for, or interrupted: stop now
-            self._pool.join()
-            self._pool = None
+        for process in self.workers:  # nothing left to wait for, or interrupted: stop now
+            if process.is_alive():
+                process.terminate()
+        for process in self.workers:
+            process.join()
+        self._stop.set()
+        if self._forwarder is not None:
+            self._forwarder.join()
+        for channel in self._queues:
+            channel.cancel_join_thread()
+            channel.close()
+        self.workers, self._queues, self._forwarder = [], [], None
 
-    def run(self, tasks: List[Task]) -> Iterator[TaskResult]:
+    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
         """Results in the order of ``tasks``."""
-        if self.jobs <= 1 or len(tasks) <= 1:
-            for task in tasks:
-                yield run_task(task, self.settings, self.tick)
-            return
+        if self.jobs <= 1:
+            with TaskFeed(tasks, READ_AHEAD + 1) as feed:
+                while True:
+                    task = feed.take(wait=True)
+                    if task is None:
+                        return
+                    yield run_task(task, self.settings, self.tick)
+                    feed.done()
         context = multiprocessing.get_context()
-        ticks = context.SimpleQueue()
-        self._pool = context.Pool(min(self.jobs, len(tasks)), initializer=_worker_init, initargs=(ticks,))
-        results = self._pool.imap(partial(_worker_run, self.settings), tasks, chunksize=1)
-        while True:
-            try:
-                result = results.next(POLL_SECONDS)
-            except multiprocessing.TimeoutError:
-                self._drain(ticks)
-                continue
-            except StopIteration:
-                break
-            self._drain(ticks)
-            yield result
+        work, results = context.Queue(), context.Queue()
+        self._queues = [work, results]
+        events: "queue.Queue[Tuple[str, object]]" = queue.Queue()
+        self._forwarder = threading.Thread(target=self._forward, args=(results, events), daemon=True,
+                                           name="pruner-analyse-results")
+        self._forwarder.start()
+        window = self.jobs * IN_FLIGHT_PER_JOB
+        order: InOrder[TaskResult] = InOrder()
+        submitted = 0
+        with TaskFeed(tasks, window + READ_AHEAD, lambda: events.put(("input", None))) as feed:
+            while True:
+                for result in order.ready():
+                    feed.done()
+                    yield result
+                while submitted - order.next < window:
+                    task = feed.take()
+                    if task is None:
+                        break
+                    if len(self.workers) < self.jobs:
+                        self._start_worker(context, work, results)
+                    work.put((submitted, task))
+                    submitted += 1
+                if feed.finished and order.next == submitted:
+                    return
+                try:
+                    kind, payload = events.get(timeout=POLL_SECONDS)
+                except queue.Empty:
+                    continue
+                if kind == "tick":
+                    self.tick(payload)  # type: ignore[arg-type]
+                elif kind == "done":
+                    order.add(*payload)  # type: ignore[misc]
 
-    def _drain(self, ticks) -> None:
-        while not ticks.empty():
-            self.tick(ticks.get())
+    def _start_worker(self, context, work, results) -> None:
+        process = context.Process(target=_worker_main, args=(self.settings, work, results), daemon=True,
+                                  name="pruner-analyse-worker-%d" % (len(self.workers) + 1))
+        # SIGINT blocked until the worker ignores it: a Ctrl-C at the wrong moment prints no traceback.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        self.workers.append(process)
+
+    def _forward(self, results, events: "queue.Queue[Tuple[str, object]]") -> None:
+        """The thread that hands the workers' messages to the run's event queue."""
+        while not self._stop.is_set():
+            try:
+                events.put(results.get(timeout=POLL_SECONDS))
+            except queue.Empty:
+                continue
+            except (EOFError, OSError, ValueError):  # the queue is closed: the run is over
+                return
+
+
+def _selection(args: argparse.Namespace) -> Selection:
+    """What to read and how, from the options; UsageError naming a bad one."""
+    try:
+        games = build_filter(args.where, args.skip_games, args.games)
+    except ValueError as exc:
+        raise UsageError(str(exc))
+    input_format: InputFormat = (None, None)
+    if args.input_format is not None:
+        try:
+            input_format = parse_input_format(args.input_format)
+        except ValueError as exc:
+            raise UsageError("--input-format %s" % exc)
+    if args.from_move is not None and args.to_move is not None and args.to_move < args.from_move:
+        raise UsageError("--to-move %d is before --from-move %d" % (args.to_move, args.from_move))
+    if (input_format[1] == "zst" or any(name.lower().endswith(".zst") for name in args.inputs)) \
+            and missing_zstandard():
+        raise UsageError(".zst input needs the zstandard package, which is not installed: %s" % ZSTD_HINT)
+    side = None if args.side is None else args.side == "white"
+    return Selection(chess960=args.chess960, side=side, from_move=args.from_move, to_move=args.to_move,
+                     games=games, input_format=input_format)
 
 
 def _settings(args: argparse.Namespace, engine_name: Optional[str] = None) -> Settings:
@@ -193,6 +300,7 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         problem = cluster_runner.check_arguments(args) or uci_engine.check_arguments(args)
         if problem is not None:
             raise UsageError(problem)
+        selection = _selection(args)
         engine_name = None
         if args.engine_command and not args.cluster:  # the cluster runner checks on a worker
             engine_name = uci_engine.probe(args.engine_command, args.hash, args.engine_options)
@@ -209,61 +317,68 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
 
     started = time.monotonic()
     progress = Progress(0, stderr, enabled=False)
+    lock = threading.RLock()  # stderr: messages come from the input reader's thread too
 
     def report(message: str) -> None:
-        progress.clear()
-        stderr.write("pruner analyse: %s\n" % message)
-        stderr.flush()
-        progress.draw()
+        with lock:
+            progress.clear()
+            stderr.write("pruner analyse: %s\n" % message)
+            stderr.flush()
+            progress.draw()
 
-    side = None if args.side is None else args.side == "white"
-    try:
-        tasks, failed = read_inputs(args.inputs, report, chess960=args.chess960, side=side,
-                                    from_move=args.from_move, stdin=stdin)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+    def advance(count: int) -> None:
+        with lock:
+            progress.advance(count)
+
+    inputs = Inputs(args.inputs, report, selection, stdin)
+    tasks: Iterable[Task] = inputs
     resumed = None
     try:
         if args.resume:  # keep what an interrupted run wrote; analyse the rest (resume.py)
-            resumed = resume_output(args.output, args.format, tasks, args.multipv)
+            resumed = resume_output(args.output, args.format, inputs, args.multipv)
             out, tasks = resumed.stream, resumed.tasks
             if resumed.done_tasks and not args.quiet:
-                report("resuming %s: %d positions kept, %d inputs left" % (
-                    args.output, resumed.done_positions, len(tasks)))
+                report("resuming %s: %d positions kept, %d inputs done" % (
+                    args.output, resumed.done_positions, resumed.done_tasks))
         else:
             out = stdout if args.output is None else open(args.output, "w", encoding="utf-8", newline="")
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
     except ResumeError as exc:
         report("cannot resume: %s" % exc)
         return EXIT_USAGE
     except OSError as exc:
         report("%s: cannot write: %s" % (args.output, exc.strerror or exc))
         return EXIT_USAGE
-    positions = 0
+    positions = games = failed = 0
     status = None
     try:
         writer = resumed.writer(args.format) if resumed else make_writer(args.format, out)
-        if review is not None:
-            writer = review.wrap(writer)
-        progress = Progress(sum(task.work for task in tasks), stderr,
-                            enabled=not args.quiet and _isatty(stderr))
+        progress = Progress(None, stderr, enabled=not args.quiet and _isatty(stderr))
+        passing = _Passing(tasks, lambda total: progress.set_total(total))
         jobs = args.jobs or usable_cpus()
         if args.cluster:  # Dask (protocol/analyse/cluster_runner.py)
-            runner = cluster_runner.ClusterRunner(args.cluster, settings, progress.advance,
+            runner = cluster_runner.ClusterRunner(args.cluster, settings, advance,
                                                    (lambda message: None) if args.quiet else report,
                                                    engine=args.engine_command, engine_options=args.engine_options)
         elif args.engine_command:  # another UCI engine, --jobs processes (protocol/analyse/uci_engine.py)
-            runner = uci_engine.EngineRunner(args.engine_command, args.engine_options, settings, jobs,
-                                             progress.advance)
+            runner = uci_engine.EngineRunner(args.engine_command, args.engine_options, settings, jobs, advance)
         else:
-            runner = Runner(settings, jobs, progress.advance)
+            runner = Runner(settings, jobs, advance)
         with runner:
             settings = runner.settings  # the cluster runner names the engine it found on a worker
-            for result in runner.run(tasks):
+            for result in runner.run(passing):
+                task = passing.result_of()
                 if result.error is not None:
                     failed += 1
                     report("%s: %s" % (result.source, result.error))
                 with _sigint_deferred():  # Ctrl-C lands before or after a result, never inside
                     positions += writer.write(result)
+                if isinstance(task, GameTask) and result.error is None:
+                    games += 1
+                    progress.games = games
+                if review is not None:
+                    review.keep(task, result, report)
     except KeyboardInterrupt:
         status = EXIT_INTERRUPTED
     except ClusterError as exc:
@@ -277,7 +392,7 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         status = cluster_runner.EXIT_UNAVAILABLE
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         _silence(out)
-        return min(failed, MAX_FAILED_STATUS)
+        return min(failed + inputs.failed, MAX_FAILED_STATUS)
     finally:
         progress.finish()
         if out is not stdout:
@@ -287,13 +402,39 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         return status
     if status is not None:
         return status
-    if review is not None and not review.finish(tasks, settings, report):
+    failed += inputs.failed
+    if review is not None and not review.finish(settings, report):
         return EXIT_USAGE
     if not args.quiet:
-        stderr.write("pruner analyse: %d position%s in %.1f s%s\n" % (
-            positions, "" if positions == 1 else "s", time.monotonic() - started,
+        elapsed = time.monotonic() - started
+        stderr.write("pruner analyse: %d position%s in %.1f s (%.1f/s)%s%s\n" % (
+            positions, "" if positions == 1 else "s", elapsed, positions / elapsed if elapsed > 0 else 0.0,
+            ", %d game%s" % (games, "" if games == 1 else "s") if games else "",
             "; %d input%s failed" % (failed, "" if failed == 1 else "s") if failed else ""))
     return min(failed, MAX_FAILED_STATUS)
+
+
+class _Passing:
+    """The tasks on their way to the runner, each remembered until its result is back (results
+    come in task order), and ``on_end(positions)`` once the input is read to its end: the
+    total for the progress bar."""
+
+    def __init__(self, tasks: Iterable[Task], on_end: Callable[[int], None]) -> None:
+        self._tasks = tasks
+        self._on_end = on_end
+        self._waiting: Deque[Task] = collections.deque()
+
+    def __iter__(self) -> Iterator[Task]:
+        work = 0
+        for task in self._tasks:
+            work += task.work
+            self._waiting.append(task)
+            yield task
+        self._on_end(work)
+
+    def result_of(self) -> Task:
+        """The task whose result comes next."""
+        return self._waiting.popleft()
 
 
 class _DeferredSigint:

@@ -25,10 +25,11 @@ import time
 import uuid
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from engine.analysis import Analyser
 from protocol.analyse.inputs import GameTask, Task
+from protocol.analyse.stream import READ_AHEAD, InOrder, TaskFeed
 from protocol.analyse.tasks import Settings, TaskResult, run_task
 from protocol.cluster import (Cluster, ClusterError, VersionMismatch, WorkerCache, error_text, is_killed_worker,
                               open_cluster, parse_address, release_on_workers, require_identity)
@@ -45,7 +46,10 @@ CHUNK_DIVISOR = 8
 MAX_CHUNK = 16
 """Positions per chunk at most."""
 IN_FLIGHT_PER_THREAD = 2
-"""Tasks submitted ahead per worker thread: one running, one waiting at the scheduler."""
+"""Chunks submitted ahead per worker thread: one running, one waiting at the scheduler."""
+WINDOW_PER_THREAD = 4
+"""Chunks submitted and not yet handed on per worker thread: those in flight, and those back
+and waiting for an earlier one (the results held are bounded)."""
 POLL_SECONDS = 0.1
 REFRESH_SECONDS = 2.0
 """How often the number of worker threads (and so the tasks in flight) is asked again."""
@@ -160,30 +164,32 @@ def analyse_chunk(spec: RunSpec, items: Sequence[Item]) -> List[Tuple[int, TaskR
 
 # -- on the client -------------------------------------------------------------------------
 
+def next_chunk(pending: Deque[Item], threads: int, left: Optional[int]) -> List[Item]:
+    """The next chunk of the tasks read and not yet submitted: a game alone, or the next
+    consecutive positions, as many as ``positions left / (threads * CHUNK_DIVISOR)`` (guided
+    scheduling: small chunks at the end keep every worker busy), at most ``MAX_CHUNK``, and no
+    more than have been read. ``left``: the positions left in all, None while the input is not
+    read to its end (then chunks are as large as they can be)."""
+    if not pending:
+        return []
+    if isinstance(pending[0][1], GameTask):
+        return [pending.popleft()]
+    size = MAX_CHUNK if left is None else max(1, min(MAX_CHUNK, math.ceil(left / (max(1, threads) * CHUNK_DIVISOR))))
+    chunk: List[Item] = []
+    while pending and len(chunk) < size and not isinstance(pending[0][1], GameTask):
+        chunk.append(pending.popleft())
+    return chunk
+
+
 def plan_chunks(tasks: Sequence[Task], threads: int) -> List[List[Item]]:
-    """One chunk per game; consecutive positions in chunks that shrink towards the end
-    (guided scheduling): ``positions left / (threads * CHUNK_DIVISOR)``, at most ``MAX_CHUNK``,
-    so the overhead per task is small while the last chunks keep every worker busy."""
+    """The chunks ``next_chunk`` makes of ``tasks`` read whole."""
+    pending: Deque[Item] = deque(enumerate(tasks))
     left = sum(1 for task in tasks if not isinstance(task, GameTask))
-    chunks: List[List[Item]] = []
-    run: List[Item] = []
-    size = 1
-    for index, task in enumerate(tasks):
-        if isinstance(task, GameTask):
-            if run:
-                chunks.append(run)
-                run = []
-            chunks.append([(index, task)])
-            continue
-        if not run:
-            size = max(1, min(MAX_CHUNK, math.ceil(left / (max(1, threads) * CHUNK_DIVISOR))))
-        run.append((index, task))
-        left -= 1
-        if len(run) >= size:
-            chunks.append(run)
-            run = []
-    if run:
-        chunks.append(run)
+    chunks = []
+    while pending:
+        chunk = next_chunk(pending, threads, left)
+        left -= sum(1 for _, task in chunk if not isinstance(task, GameTask))
+        chunks.append(chunk)
     return chunks
 
 
@@ -237,69 +243,101 @@ class ClusterRunner:
             release_on_workers(cluster, release_analysers)  # long-lived workers: quit the engines
         self._context.__exit__(None, None, None)
 
-    def run(self, tasks: List[Task]) -> Iterator[TaskResult]:
-        """Results in the order of ``tasks``; raises ClusterError when the cluster fails us."""
+    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
+        """Results in the order of ``tasks`` (any iterable, read ahead on a thread: at most
+        ``WINDOW_PER_THREAD`` chunks per worker thread submitted and not yet handed on, at most
+        ``READ_AHEAD`` more tasks read); raises ClusterError when the cluster fails us."""
         assert self.cluster is not None, "use ClusterRunner as a context manager"
-        if not tasks:
-            return
         client = self.cluster.client
         threads = max(1, self.cluster.total_threads())
         spec = RunSpec(self.settings, self.engine, self.engine_options, tuple(sorted(self._identity.items())),
                        "pruner-analyse-%s" % uuid.uuid4().hex[:12])
         events: "queue.Queue[Tuple[str, object]]" = queue.Queue()
         client.subscribe_topic(spec.topic, lambda event: events.put(("tick", event[1])))
-        waiting: Deque[Tuple[int, List[Item]]] = deque(enumerate(plan_chunks(tasks, threads)))
+        pending: Deque[Item] = deque()
+        """Tasks read, not submitted yet."""
+        positions = 0
+        """FEN/EPD positions among them."""
         chunks: Dict[str, List[Item]] = {}
-        ticked = [0] * len(tasks)
-        finished: Dict[int, TaskResult] = {}
-        next_index = 0
+        """Submitted chunks not back yet, by Dask key."""
+        open_ends: Deque[int] = deque()
+        """The last task of every chunk submitted and not yet handed on, in order."""
+        ticked: Dict[int, List[int]] = {}
+        """Task index -> [positions reported, positions in all], until its result is back."""
+        order: InOrder[TaskResult] = InOrder()
+        read = number = 0
         refreshed = time.monotonic()
         try:
-            while next_index < len(tasks):
-                while waiting and len(chunks) < IN_FLIGHT_PER_THREAD * threads:
-                    number, chunk = waiting.popleft()
-                    future = client.submit(analyse_chunk, spec, chunk, key="%s-%d" % (spec.topic, number),
-                                           priority=-number, retries=RETRIES, pure=False)
-                    chunks[future.key] = chunk
-                    self._futures[future.key] = future
-                    future.add_done_callback(lambda done: events.put(("done", done)))
-                while next_index in finished:
-                    yield finished.pop(next_index)
-                    next_index += 1
-                if next_index >= len(tasks):
-                    break
-                if time.monotonic() - refreshed > REFRESH_SECONDS:  # workers come and go
-                    threads = max(1, self.cluster.total_threads())
-                    refreshed = time.monotonic()
-                try:
-                    kind, payload = events.get(timeout=POLL_SECONDS)
-                except queue.Empty:
-                    continue
-                if kind == "tick":
-                    index, count = payload  # type: ignore[misc]
-                    self._advance(ticked, tasks, int(index), int(count))
-                    continue
-                future = payload
-                chunk = chunks.pop(future.key, None)  # type: ignore[attr-defined]
-                self._futures.pop(future.key, None)  # type: ignore[attr-defined]
-                if chunk is None:
-                    continue
-                for index, result in self._collect(future, chunk):
-                    self._advance(ticked, tasks, index, tasks[index].work)
-                    finished[index] = result
+            with TaskFeed(tasks, self._limit(threads), lambda: events.put(("input", None))) as feed:
+                while True:
+                    for result in order.ready():
+                        feed.done()
+                        yield result
+                    while open_ends and open_ends[0] < order.next:
+                        open_ends.popleft()
+                    task = feed.take()
+                    while task is not None:
+                        pending.append((read, task))
+                        ticked[read] = [0, task.work]
+                        positions += not isinstance(task, GameTask)
+                        read += 1
+                        task = feed.take()
+                    while pending and len(chunks) < IN_FLIGHT_PER_THREAD * threads \
+                            and len(open_ends) < WINDOW_PER_THREAD * threads:
+                        chunk = next_chunk(pending, threads, positions if feed.finished else None)
+                        positions -= sum(1 for _, task in chunk if not isinstance(task, GameTask))
+                        future = client.submit(analyse_chunk, spec, chunk, key="%s-%d" % (spec.topic, number),
+                                               priority=-number, retries=RETRIES, pure=False)
+                        number += 1
+                        chunks[future.key] = chunk
+                        open_ends.append(chunk[-1][0])
+                        self._futures[future.key] = future
+                        future.add_done_callback(lambda done: events.put(("done", done)))
+                    if feed.finished and not pending and order.next == read:
+                        return
+                    if time.monotonic() - refreshed > REFRESH_SECONDS:  # workers come and go
+                        threads = max(1, self.cluster.total_threads())
+                        feed.grow(self._limit(threads))
+                        refreshed = time.monotonic()
+                    try:
+                        kind, payload = events.get(timeout=POLL_SECONDS)
+                    except queue.Empty:
+                        continue
+                    if kind == "tick":
+                        index, count = payload  # type: ignore[misc]
+                        self._advance(ticked, int(index), int(count))
+                    elif kind == "done":
+                        future = payload
+                        chunk = chunks.pop(future.key, None)  # type: ignore[attr-defined]
+                        self._futures.pop(future.key, None)  # type: ignore[attr-defined]
+                        if chunk is None:
+                            continue
+                        for index, result in self._collect(future, chunk):
+                            self._advance(ticked, index, ticked[index][1])
+                            del ticked[index]
+                            order.add(index, result)
         finally:
             try:
                 client.unsubscribe_topic(spec.topic)
             except Exception:  # noqa: BLE001
                 pass
 
-    def _advance(self, ticked: List[int], tasks: Sequence[Task], index: int, count: int) -> None:
+    @staticmethod
+    def _limit(threads: int) -> int:
+        """Tasks read and not yet handed on, at most: the window and the read-ahead."""
+        return WINDOW_PER_THREAD * threads * MAX_CHUNK + READ_AHEAD
+
+    def _advance(self, ticked: Dict[int, List[int]], index: int, count: int) -> None:
         """Progress of task ``index`` is ``count`` positions (reports of a retried attempt
-        restart from 0 and are ignored until they pass the first one's)."""
-        count = min(count, tasks[index].work)
-        if count > ticked[index]:
-            self.tick(count - ticked[index])
-            ticked[index] = count
+        restart from 0 and are ignored until they pass the first one's; reports after the
+        result are ignored)."""
+        if index not in ticked:
+            return
+        reported, work = ticked[index]
+        count = min(count, work)
+        if count > reported:
+            self.tick(count - reported)
+            ticked[index][0] = count
 
     def _collect(self, future, chunk: List[Item]) -> List[Tuple[int, TaskResult]]:
         status = future.status

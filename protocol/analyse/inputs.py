@@ -7,22 +7,20 @@ a file without a game, a missing file) is reported through ``report`` as ``sourc
 and left out. EPD/FEN lines are read by engine/epd.py, PGN by engine/pgn.py.
 """
 
-import io
 import os
 import re
 import sys
-from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple, Union
+from dataclasses import dataclass, field
+from typing import IO, Callable, Iterator, List, Optional, Tuple, Union
 
 import chess
 
-from engine.epd import FEN_FIELD_NAMES, PLACEMENT, EpdReader, clean_line, is_comment, read_epd
-from engine.pgn import PgnReader, read_game, read_pgn_file  # noqa: F401 (read_game: for tasks, resume, review)
+from engine.epd import FEN_FIELD_NAMES, PLACEMENT, EpdReader, SkippedLine, clean_line, is_comment
+from engine.pgn import PgnLines, PgnReader, decode_line, read_game  # noqa: F401 (read_game: for tasks, resume, review)
+from protocol.analyse.filters import GameFilter
+from protocol.analyse.sources import COMPRESSIONS, InputFormat, decompressed, from_name, read_errors
 
-PGN_SUFFIXES = (".pgn",)
-"""Files with these suffixes are read as PGN; any other file as EPD/FEN lines."""
-
-FILE_SUFFIXES = (".pgn", ".epd", ".fen", ".txt")
+FILE_SUFFIXES = (".pgn", ".epd", ".fen", ".txt") + tuple("." + suffix for suffix in COMPRESSIONS)
 """An argument ending like this is meant as a file, so a missing one is "no such file"."""
 
 
@@ -81,18 +79,19 @@ def parse_position(text: str, chess960: bool = False) -> Tuple[chess.Board, dict
 
 
 def plan_game(board: chess.Board, n_moves: int, side: Optional[chess.Color],
-              from_move: Optional[int]) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+              from_move: Optional[int], to_move: Optional[int] = None) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
     """Which plies of a game get a record (``selected``) and which are searched (``analysed``).
 
     A ply ``k`` stands for the position after ``k`` moves from ``board`` (the game's start);
-    ``side`` keeps the positions with that side to move and ``from_move`` those from that
-    full-move number on. Judging the move played at ``k`` needs the position after it too,
+    ``side`` keeps the positions with that side to move, ``from_move`` those from that
+    full-move number on and ``to_move`` those up to that one. Judging the move played at ``k`` needs the position after it too,
     so ``analysed`` adds ``k + 1`` for every selected ``k`` that has a move.
     """
     selected = []
     turn, fullmove = board.turn, board.fullmove_number
     for ply in range(n_moves + 1):
-        if (side is None or turn == side) and (from_move is None or fullmove >= from_move):
+        if (side is None or turn == side) and (from_move is None or fullmove >= from_move) \
+                and (to_move is None or fullmove <= to_move):
             selected.append(ply)
         if turn == chess.BLACK:
             fullmove += 1
@@ -102,66 +101,221 @@ def plan_game(board: chess.Board, n_moves: int, side: Optional[chess.Color],
     return tuple(selected), tuple(sorted(analysed))
 
 
-def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
-                side: Optional[chess.Color] = None, from_move: Optional[int] = None,
-                stdin: Optional[io.TextIOBase] = None) -> Tuple[List[Task], int]:
-    """Tasks for every usable position or game of ``inputs``, and the number of failures.
+@dataclass
+class Selection:
+    """How the inputs are read and which of their positions get a record."""
+
+    chess960: bool = False
+    """Read FEN/EPD castling rights as Chess960."""
+    side: Optional[chess.Color] = None
+    """PGN: only the positions with this side to move."""
+    from_move: Optional[int] = None
+    """PGN: only the positions from this full-move number on."""
+    to_move: Optional[int] = None
+    """PGN: only the positions up to this full-move number."""
+    games: GameFilter = field(default_factory=GameFilter)
+    """PGN: which games (``--where``, ``--skip-games``, ``--games``)."""
+    input_format: InputFormat = (None, None)
+    """``--input-format``: the format and compression of every file and of ``-`` (None: from
+    the file name, or for ``-`` from the content)."""
+
+
+class Inputs:
+    """The tasks of the command line's inputs, read as a stream: iterating reads the files a
+    game or a line at a time, decompressing as it goes, so a task is ready as soon as its game
+    is read, whatever the size of the file. ``failed`` counts the inputs that failed so far.
 
     An input is ``-`` (standard input: PGN, with or without tags, or EPD/FEN lines), a file
-    (``.pgn`` = PGN, anything else = EPD/FEN lines), or a FEN/EPD string. A FEN split over
-    several arguments (not quoted in the shell, or half-quoted) is joined back: its fields are
-    never taken for other inputs (its ``-`` is not standard input), and when one of them is bad
-    the whole FEN is refused, so no record is written for a position the user did not give.
+    (``*.pgn`` = PGN, anything else = EPD/FEN lines; ``.gz``/``.bz2``/``.xz``/``.zst``
+    decompressed), or a FEN/EPD string. A FEN split over several arguments (not quoted in the
+    shell, or half-quoted) is joined back: its fields are never taken for other inputs (its
+    ``-`` is not standard input), and when one of them is bad the whole FEN is refused, so no
+    record is written for a position the user did not give.
     """
-    tasks: List[Task] = []
-    failed = 0
-    for first, last, argument in _join_split_fens(inputs):
-        if argument == "-":
-            stream = stdin or sys.stdin
-            if stream.isatty():
-                report("reading positions or games from standard input (end with Ctrl-D)")
-            text = stream.read()
-            if _looks_like_pgn(text):
-                found, bad = _read_pgn(text, "<stdin>", report, side, from_move)
+
+    def __init__(self, inputs: List[str], report: Report, selection: Optional[Selection] = None,
+                 stdin: Optional[IO[str]] = None) -> None:
+        self.inputs = list(inputs)
+        self.report = report
+        self.selection = selection or Selection()
+        self.stdin = stdin
+        self.failed = 0
+        """Inputs that failed so far: bad FEN/EPD lines and arguments, PGN games with an error,
+        unreadable files, files without a position or game."""
+
+    def __iter__(self) -> Iterator[Task]:
+        for first, last, argument in _join_split_fens(self.inputs):
+            if argument == "-":
+                yield from self._stdin()
+            elif _is_file(argument):
+                yield from self._file(argument)
             else:
-                found, bad = _read_epd(text, "<stdin>", report, chess960)
-        elif os.path.exists(argument) or argument.lower().endswith(FILE_SUFFIXES):
-            pgn = argument.lower().endswith(PGN_SUFFIXES)
-            try:
-                if pgn:
-                    text = read_pgn_file(argument)  # UTF-8, else Latin-1
-                else:
-                    with open(argument, encoding="utf-8-sig", errors="replace") as handle:
-                        text = handle.read()
-            except OSError as exc:
-                report("%s: cannot read: %s" % (argument, exc.strerror or exc))
-                failed += 1
+                yield from self._argument(first, last, argument)
+
+    def _argument(self, first: int, last: int, argument: str) -> Iterator[Task]:
+        source = "argument %d" % first if first == last else "arguments %d-%d" % (first, last)
+        try:
+            board, ops, ignored = parse_position(argument, self.selection.chess960)
+        except ValueError as exc:
+            if first == last:
+                self.report("%s: not a file, and not a FEN (%s): %r" % (source, exc, argument))
+            else:
+                what = "FEN" if PLACEMENT.match(argument.split()[0]) else "position"
+                self.report("%s: not a %s (%s): %r; quote the %s to pass it as one argument"
+                            % (source, what, exc, argument, what))
+            self.failed += 1
+            return
+        if first != last:
+            self.report("%s read as one position: %s (quote it to pass it as one argument)" % (source, argument))
+        for kind in ignored:
+            self.report("%s: %s ignored" % (source, kind))
+        yield _position_task(source, board, ops)
+
+    def _file(self, path: str) -> Iterator[Task]:
+        named_format, named_compression = from_name(path)
+        fmt = self.selection.input_format[0] or named_format
+        compression = self.selection.input_format[1] or named_compression
+        if fmt == "pgn" and self.selection.games.full:
+            return  # --games N reached: nothing more of it would be taken
+        try:
+            raw = open(path, "rb")
+        except OSError as exc:
+            self.report("%s: cannot read: %s" % (path, exc.strerror or exc))
+            self.failed += 1
+            return
+        with raw:
+            yield from self._stream(decompressed(raw, compression), path, fmt)
+
+    def _stdin(self) -> Iterator[Task]:
+        stream = self.stdin or sys.stdin
+        if stream.isatty():
+            self.report("reading positions or games from standard input (end with Ctrl-D)")
+        fmt, compression = self.selection.input_format
+        binary = getattr(stream, "buffer", None)
+        if binary is None:  # a text stream handed in by a caller
+            if compression is not None:
+                self.report("<stdin>: cannot decompress a text stream")
+                self.failed += 1
+                return
+            yield from self._stream(stream, "<stdin>", fmt, text=True)
+            return
+        yield from self._stream(decompressed(binary, compression), "<stdin>", fmt)
+
+    def _stream(self, stream: IO, path: str, fmt: Optional[str], text: bool = False) -> Iterator[Task]:
+        """The tasks of one file or standard input (``stream``: binary, or ``text``); ``fmt``
+        None: PGN when the first line that is not blank or a comment is a tag or movetext."""
+        done = [0]
+        try:
+            replay = _Replay(stream.readline)
+            if fmt is None:
+                fmt = "pgn" if replay.looks_like_pgn() else "epd"
+            if fmt == "pgn":
+                found = self._pgn(replay if text else PgnLines(replay), path)  # type: ignore[arg-type]
+            else:
+                found = self._epd(replay.text_lines(), path)
+            for task in found:
+                done[0] += 1
+                yield task
+        except read_errors() as exc:
+            detail = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+            if done[0]:
+                self.report("%s: cannot read further (after %d inputs): %s" % (path, done[0], detail))
+            else:
+                self.report("%s: cannot read: %s" % (path, detail))
+            self.failed += 1
+
+    def _epd(self, lines: Iterator[str], path: str) -> Iterator[Task]:
+        """One task per position line; blank and comment lines are skipped, what the lenient
+        reading left out is reported once for the file."""
+        reader = EpdReader(self.selection.chess960)
+        found = skipped = 0
+        for item in reader.read(lines):
+            if isinstance(item, SkippedLine):
+                self.report("%s:%d: bad position, skipped: %s" % (path, item.number, item.reason))
+                skipped += 1
                 continue
-            if pgn:
-                found, bad = _read_pgn(text, argument, report, side, from_move)
+            found += 1
+            yield _position_task("%s:%d" % (path, item.number), item.board, item.ops)
+        self.failed += skipped
+        for message in reader.summary():
+            self.report("%s: %s" % (path, message))
+        if not found and not skipped:
+            self.report("%s: no positions found" % path)
+            self.failed += 1
+
+    def _pgn(self, handle: IO[str], path: str) -> Iterator[Task]:
+        """One task per game (engine/pgn.py decides what a game is); a game with any problem is
+        skipped whole, text that is not a game is reported once for the file. Games left out
+        by ``--where``/``--skip-games`` are not read past their headers."""
+        selection = self.selection
+        reader = PgnReader(selection.games.want if selection.games.active else None)
+        for item in reader.read(handle):
+            source = "%s:%d" % (path, item.line)
+            if item.problem is not None:
+                self.failed += 1
+                self.report("%s: game %d skipped: %s" % (source, item.number, item.problem))
             else:
-                found, bad = _read_epd(text, argument, report, chess960)
-        else:
-            source = "argument %d" % first if first == last else "arguments %d-%d" % (first, last)
-            try:
-                board, ops, ignored = parse_position(argument, chess960)
-            except ValueError as exc:
-                if first == last:
-                    report("%s: not a file, and not a FEN (%s): %r" % (source, exc, argument))
-                else:
-                    what = "FEN" if PLACEMENT.match(argument.split()[0]) else "position"
-                    report("%s: not a %s (%s): %r; quote the %s to pass it as one argument"
-                           % (source, what, exc, argument, what))
-                found, bad = [], 1
-            else:
-                if first != last:
-                    report("%s read as one position: %s (quote it to pass it as one argument)" % (source, argument))
-                for kind in ignored:
-                    report("%s: %s ignored" % (source, kind))
-                found, bad = [_position_task(source, board, ops)], 0
-        tasks.extend(found)
-        failed += bad
-    return tasks, failed
+                board = item.game.board()
+                n_moves = sum(1 for _ in item.game.mainline_moves())
+                selected, analysed = plan_game(board, n_moves, selection.side, selection.from_move,
+                                               selection.to_move)
+                if selected:
+                    yield GameTask(source, item.number, item.text, selected, analysed)
+            if selection.games.full:
+                break  # --games N: the rest is not read
+        if not reader.games:
+            self.report("%s: no games found (not a PGN file?)" % path)
+            self.failed += 1
+            return
+        for message in reader.summary():
+            self.report("%s: %s" % (path, message))
+
+
+def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
+                side: Optional[chess.Color] = None, from_move: Optional[int] = None,
+                stdin: Optional[IO[str]] = None) -> Tuple[List[Task], int]:
+    """Every task of ``inputs`` at once (``Inputs`` read whole), and the number of failures."""
+    source = Inputs(inputs, report, Selection(chess960=chess960, side=side, from_move=from_move), stdin)
+    tasks = list(source)
+    return tasks, source.failed
+
+
+class _Replay:
+    """``readline`` over a binary or text stream that first gives back the lines read to
+    look at its content (``looks_like_pgn``)."""
+
+    def __init__(self, readline: Callable[[], Union[str, bytes]]) -> None:
+        self._readline = readline
+        self._seen: List[Union[str, bytes]] = []
+
+    def readline(self) -> Union[str, bytes]:
+        return self._seen.pop(0) if self._seen else self._readline()
+
+    def looks_like_pgn(self) -> bool:
+        """PGN: a tag line, or movetext without tags (``1. e4 e5 2. Nf3``) as the first thing
+        that is not blank or a comment."""
+        while True:
+            line = self._readline()
+            if not line:
+                return False
+            self._seen.append(line)
+            text = clean_line(line if isinstance(line, str) else decode_line(line))
+            if is_comment(text):
+                continue
+            if text.startswith("[") or text.startswith("{"):
+                return True
+            return bool(_MOVETEXT.match(text)) and not PLACEMENT.match(text.split()[0])
+
+    def text_lines(self) -> Iterator[str]:
+        """The lines as ``str.splitlines`` splits a text (binary lines decoded as UTF-8, bad
+        bytes replaced)."""
+        while True:
+            line = self.readline()
+            if not line:
+                return
+            if isinstance(line, bytes):
+                line = line.decode("utf-8", errors="replace")
+            yield from line.splitlines() or [""]
 
 
 def _join_split_fens(inputs: List[str]) -> List[Tuple[int, int, str]]:
@@ -247,57 +401,3 @@ _MOVETEXT = re.compile(r"\s*([0-9]+\s*\.|[KQRBN]?[a-h]?[1-8]?x?[a-h][1-8]|O-O)")
 def _position_task(source: str, board: chess.Board, ops: dict) -> PositionTask:
     epd_id = ops.get("id")
     return PositionTask(source, board.fen(shredder=board.chess960), board.chess960, epd_id if isinstance(epd_id, str) else None)
-
-
-def _looks_like_pgn(text: str) -> bool:
-    """PGN: a tag line, or movetext without tags (``1. e4 e5 2. Nf3``) as the first thing."""
-    for raw in text.splitlines():
-        line = clean_line(raw)
-        if is_comment(line):
-            continue
-        if line.startswith("[") or line.startswith("{"):
-            return True
-        return bool(_MOVETEXT.match(line)) and not PLACEMENT.match(line.split()[0])
-    return False
-
-
-def _read_epd(text: str, path: str, report: Report, chess960: bool) -> Tuple[List[Task], int]:
-    """One task per position line; blank and comment lines are skipped, what the lenient
-    reading left out is reported once for the file."""
-    found = read_epd(text.splitlines(), path, chess960, skipped_as="bad position, skipped")
-    for message in found.problems:
-        report(message)
-    tasks: List[Task] = [_position_task("%s:%d" % (path, record.number), record.board, record.ops)
-                         for record in found.records]
-    if not tasks and not found.skipped:
-        report("%s: no positions found" % path)
-        return tasks, 1
-    return tasks, found.skipped
-
-
-def _read_pgn(text: str, path: str, report: Report, side: Optional[chess.Color],
-              from_move: Optional[int]) -> Tuple[List[Task], int]:
-    """One task per game (engine/pgn.py decides what a game is); a game with any problem is
-    skipped whole, text that is not a game is reported once for the file."""
-    tasks: List[Task] = []
-    failed = 0
-    reader = PgnReader()
-    games = 0
-    for item in reader.read(text):
-        games += 1
-        source = "%s:%d" % (path, item.line)
-        if item.problem is not None:
-            failed += 1
-            report("%s: game %d skipped: %s" % (source, item.number, item.problem))
-            continue
-        board = item.game.board()
-        n_moves = sum(1 for _ in item.game.mainline_moves())
-        selected, analysed = plan_game(board, n_moves, side, from_move)
-        if selected:
-            tasks.append(GameTask(source, item.number, item.text, selected, analysed))
-    if not games:
-        report("%s: no games found (not a PGN file?)" % path)
-        return tasks, failed + 1
-    for message in reader.summary():
-        report("%s: %s" % (path, message))
-    return tasks, failed

@@ -89,24 +89,34 @@ def make_writer(fmt: str, stream: IO[str]):
 
 
 class Progress:
-    """``[#####.....]  12/24 positions  2.1/s  ETA 0:06`` on one rewritten stderr line.
+    """The progress line on stderr, rewritten in place: ``[#####.....]  12/24 positions  2.1/s
+    ETA 0:06`` when the total is known, ``812 positions, 12 games  40.6/s  0:20`` (done, rate,
+    elapsed) while it is not (an input still being read); ``set_total`` turns the one into the
+    other once the input is read to its end.
 
     Disabled (does nothing) unless ``enabled``; redraws at most every ``interval`` seconds.
     """
 
     WIDTH = 24
 
-    def __init__(self, total: int, stream: IO[str], enabled: bool, interval: float = 0.1,
+    def __init__(self, total: Optional[int], stream: IO[str], enabled: bool, interval: float = 0.1,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.total = total
+        """Positions in all, or None while unknown."""
         self.done = 0
+        self.games = 0
+        """Games done (shown while the total is unknown)."""
         self.stream = stream
-        self.enabled = enabled and total > 0
+        self.enabled = enabled and (total is None or total > 0)
         self.interval = interval
         self.clock = clock
         self.start = clock()
         self._drawn_at: Optional[float] = None
         self._width = 0
+
+    def set_total(self, total: int) -> None:
+        """The number of positions is known now."""
+        self.total = total
 
     def advance(self, n: int = 1) -> None:
         """Count ``n`` more positions done."""
@@ -114,14 +124,19 @@ class Progress:
         if not self.enabled:
             return
         now = self.clock()
-        if self._drawn_at is None or now - self._drawn_at >= self.interval or self.done >= self.total:
+        if self._drawn_at is None or now - self._drawn_at >= self.interval or \
+                (self.total is not None and self.done >= self.total):
             self.draw(now)
 
     def text(self, now: float) -> str:
-        """The bar's text at time ``now``."""
+        """The line's text at time ``now``."""
+        elapsed = now - self.start
+        if self.total is None or self.total <= 0:
+            rate = self.done / elapsed if elapsed > 0 else 0.0
+            games = ", %d game%s" % (self.games, "" if self.games == 1 else "s") if self.games else ""
+            return "%d positions%s  %.1f/s  %s" % (self.done, games, rate, _clock(elapsed))
         done, total = min(self.done, self.total), self.total
         filled = self.WIDTH * done // total
-        elapsed = now - self.start
         rate = done / elapsed if elapsed > 0 else 0.0
         if done >= total:
             eta = "done in %s" % _clock(elapsed)

@@ -14,11 +14,11 @@ output) before the cut are not retried. A file that does not match the inputs is
 import csv
 import functools
 import io
+import itertools
 import json
 import os
-import re
 from dataclasses import dataclass
-from typing import IO, List, Optional, Sequence, Tuple
+from typing import IO, Iterable, Iterator, List, Optional, Tuple
 
 import chess
 import chess.pgn
@@ -30,7 +30,6 @@ Key = Tuple[str, Optional[int]]
 """A record's identity: its ``source`` and ``ply`` (None for a FEN/EPD position)."""
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
-_UNIT_START = re.compile(r"(?<=\n\n)(?=\[)")
 
 
 class ResumeError(Exception):
@@ -43,8 +42,8 @@ class Resumed:
 
     stream: IO[str]
     """Positioned at the end of the last complete task (the rest was cut off)."""
-    tasks: List[Task]
-    """Tasks not in the file yet, in input order."""
+    tasks: Iterator[Task]
+    """Tasks not in the file yet, in input order (the rest of the input, read as it goes)."""
     done_tasks: int
     """Tasks before the cut (including failed ones, which left no output)."""
     done_positions: int
@@ -79,78 +78,94 @@ class _Unit:
     complete: bool = True
 
 
-def resume_output(path: str, fmt: str, tasks: Sequence[Task], multipv: int = 1) -> Resumed:
+def resume_output(path: str, fmt: str, tasks: Iterable[Task], multipv: int = 1) -> Resumed:
     """Open ``path`` to continue a run of ``tasks`` in format ``fmt`` (see the module doc).
 
-    A missing or empty file starts from scratch. Raises ResumeError for a file that does
-    not match the inputs, OSError when it cannot be read or written."""
+    Both the file and ``tasks`` are read as streams, a line or a game at a time, so neither
+    is held in memory. A missing or empty file starts from scratch. Raises ResumeError for a
+    file that does not match the inputs, OSError when it cannot be read or written."""
     if not os.path.exists(path) or os.path.getsize(path) == 0:
-        return Resumed(open(path, "w", encoding="utf-8", newline=""), list(tasks), 0, 0, 0)
+        return Resumed(open(path, "w", encoding="utf-8", newline=""), iter(tasks), 0, 0, 0)
+    source = iter(tasks)
     with open(path, "rb") as handle:
-        data = handle.read()
-    header_end = 0
-    if fmt == "jsonl":
-        units = _jsonl_units(data)
-    elif fmt == "csv":
-        header_end, units = _csv_units(data, multipv)
-    else:
-        units = _pgn_units(data)
-    done_tasks, kept, boundary = _match(units, tasks, fmt, path)
+        size = os.fstat(handle.fileno()).st_size
+        lines = _lines(handle)
+        header_end = 0
+        if fmt == "jsonl":
+            units = _jsonl_units(lines)
+        elif fmt == "csv":
+            header_end, units = _csv_units(lines, multipv)
+        else:
+            units = _pgn_units(lines)
+        done_tasks, kept, boundary, current = _match(units, source, fmt, path)
     boundary = max(boundary, header_end)
     stream = open(path, "r+", encoding="utf-8", newline="")
     stream.truncate(boundary)
     stream.seek(0, io.SEEK_END)
-    return Resumed(stream, list(tasks[done_tasks:]), done_tasks, kept, len(data) - boundary,
-                   csv_header=fmt == "csv" and header_end > 0)
+    rest = itertools.chain([current], source) if current is not None else source
+    return Resumed(stream, rest, done_tasks, kept, size - boundary, csv_header=fmt == "csv" and header_end > 0)
 
 
 # -- reading the file back -------------------------------------------------------------------
 
-def _lines(data: bytes) -> List[Tuple[bytes, int, bool]]:
-    """(line, end offset, ends with a newline) for every line of ``data``."""
-    lines = []
-    start = 0
-    while start < len(data):
-        newline = data.find(b"\n", start)
-        if newline < 0:
-            lines.append((data[start:], len(data), False))
-            break
-        lines.append((data[start:newline], newline + 1, True))
-        start = newline + 1
-    return lines
+Line = Tuple[bytes, int, bool]
+"""A line of the file: its bytes (without the newline), the offset after it, whether it
+ends with a newline."""
 
 
-def _jsonl_units(data: bytes) -> List[_Unit]:
-    units = []
-    lines = _lines(data)
-    for number, (line, end, whole) in enumerate(lines, 1):
+def _lines(handle: IO[bytes]) -> Iterator[Line]:
+    """(line, end offset, ends with a newline) for every line of ``handle``, one at a time."""
+    end = 0
+    for data in handle:
+        end += len(data)
+        whole = data.endswith(b"\n")
+        yield (data[:-1] if whole else data), end, whole
+
+
+def _last(lines: Iterator[Line]) -> Iterator[Tuple[Line, bool]]:
+    """Each line with whether it is the file's last."""
+    previous: Optional[Line] = None
+    for line in lines:
+        if previous is not None:
+            yield previous, False
+        previous = line
+    if previous is not None:
+        yield previous, True
+
+
+def _jsonl_units(lines: Iterator[Line]) -> Iterator[_Unit]:
+    for number, ((line, end, whole), last) in enumerate(_last(lines), 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line.decode("utf-8"))
             key = (record["source"], record["ply"])
         except (ValueError, KeyError, TypeError):
-            if number == len(lines):  # a torn last line: cut it
-                break
+            if last:  # a torn last line: cut it
+                return
             raise ResumeError("line %d is not a pruner analyse record" % number) from None
         if not whole:
-            break  # the last line lost its newline: it may be torn, cut it
-        units.append(_Unit(key, end))
-    return units
+            return  # the last line lost its newline: it may be torn, cut it
+        yield _Unit(key, end)
 
 
-def _csv_units(data: bytes, multipv: int) -> Tuple[int, List[_Unit]]:
+def _csv_units(lines: Iterator[Line], multipv: int) -> Tuple[int, Iterator[_Unit]]:
     """(end of the header, records): a record has one row per MultiPV line."""
-    lines = _lines(data)
-    if not lines or not lines[0][2]:
-        return 0, []
-    header = next(csv.reader([lines[0][0].decode("utf-8")]))
+    numbered = _last(lines)
+    first = next(numbered, None)
+    if first is None or not first[0][2]:
+        return 0, iter(())
+    header = next(csv.reader([first[0][0].decode("utf-8")]))
     if tuple(header) != CSV_COLUMNS:
         raise ResumeError("the first line is not pruner analyse's CSV header")
+    return first[0][1], _csv_records(numbered, multipv)
+
+
+def _csv_records(numbered: Iterator[Tuple[Line, bool]], multipv: int) -> Iterator[_Unit]:
     column = {name: index for index, name in enumerate(CSV_COLUMNS)}
-    units: List[_Unit] = []
+    unit: Optional[_Unit] = None
     rows = expected = 0
-    for number, (line, end, whole) in enumerate(lines[1:], 2):
+    for number, ((line, end, whole), last) in enumerate(numbered, 2):
         if not whole:
             break  # maybe torn: cut it
         try:
@@ -160,17 +175,20 @@ def _csv_units(data: bytes, multipv: int) -> Tuple[int, List[_Unit]]:
             ply = row[column["ply"]]
             key = (row[column["source"]], int(ply) if ply else None)
         except (ValueError, StopIteration):
-            if number == len(lines):
+            if last:
                 break
             raise ResumeError("line %d is not a pruner analyse CSV row" % number) from None
-        if units and units[-1].key == key and rows < expected:
+        if unit is not None and unit.key == key and rows < expected:
             rows += 1  # the next MultiPV line of the same record
-            units[-1].end = end
+            unit.end = end
         else:
+            if unit is not None:
+                yield unit
             rows, expected = 1, _csv_rows_expected(row, column, multipv)
-            units.append(_Unit(key, end))
-        units[-1].complete = rows >= expected
-    return lines[0][1], units
+            unit = _Unit(key, end)
+        unit.complete = rows >= expected
+    if unit is not None:
+        yield unit
 
 
 def _csv_rows_expected(row: List[str], column: dict, multipv: int) -> int:
@@ -186,20 +204,37 @@ def _csv_rows_expected(row: List[str], column: dict, multipv: int) -> int:
     return max(1, min(multipv, board.legal_moves.count()))
 
 
-def _pgn_units(data: bytes) -> List[_Unit]:
-    """Games, each ending with its result and a blank line (a torn last game is left out)."""
-    text = data.decode("utf-8", errors="replace")
-    units = []
-    offset = 0
-    for piece in _UNIT_START.split(text):
-        offset += len(piece.encode("utf-8"))
-        headers = chess.pgn.read_headers(io.StringIO(piece))
-        parts = piece.rstrip("\n").rsplit("\n\n", 1)
-        tokens = parts[-1].split() if len(parts) == 2 else []
-        if not (piece.endswith("\n\n") and headers is not None and tokens and tokens[-1] in RESULTS):
-            break
-        units.append(_Unit(headers, offset))
-    return units
+def _pgn_units(lines: Iterator[Line]) -> Iterator[_Unit]:
+    """Games, each ending with its result and a blank line (a torn last game is left out). A
+    game starts at a line beginning with ``[`` after a blank line."""
+    piece: List[bytes] = []
+    end = 0
+    blank = False
+    for line, line_end, whole in lines:
+        if piece and blank and line.startswith(b"["):
+            unit = _pgn_unit(piece, end)
+            if unit is None:
+                return
+            yield unit
+            piece = []
+        piece.append(line + (b"\n" if whole else b""))
+        end = line_end
+        blank = whole and not line
+    if piece:
+        unit = _pgn_unit(piece, end)
+        if unit is not None:
+            yield unit
+
+
+def _pgn_unit(piece: List[bytes], end: int) -> Optional[_Unit]:
+    """The game of ``piece`` (its lines) when it is whole, else None."""
+    text = b"".join(piece).decode("utf-8", errors="replace")
+    headers = chess.pgn.read_headers(io.StringIO(text))
+    parts = text.rstrip("\n").rsplit("\n\n", 1)
+    tokens = parts[-1].split() if len(parts) == 2 else []
+    if not (text.endswith("\n\n") and headers is not None and tokens and tokens[-1] in RESULTS):
+        return None
+    return _Unit(headers, end)
 
 
 # -- matching the file against the tasks -------------------------------------------------------
@@ -229,42 +264,44 @@ def _game_headers(pgn: str) -> Tuple[Tuple[str, str], ...]:
     return tuple(game.headers.items()) if game is not None else ()
 
 
-def _match(units: List[_Unit], tasks: Sequence[Task], fmt: str, path: str) -> Tuple[int, int, int]:
-    """(tasks done, records kept, byte offset after the last complete task)."""
+def _match(units: Iterable[_Unit], tasks: Iterator[Task], fmt: str,
+           path: str) -> Tuple[int, int, int, Optional[Task]]:
+    """(tasks done, records kept, byte offset after the last complete task, the task that was
+    cut or None): ``tasks`` is read up to the last task with output, and no further."""
     done = kept = boundary = 0
-    index: Optional[int] = None  # the task being read
+    current: Optional[Task] = None  # the task being read: the last one taken from tasks
+    index = -1
     keys: List[object] = []
     position = 0
     for number, unit in enumerate(units, 1):
-        if index is not None and position < len(keys):
+        if current is not None and position < len(keys):
             if not _same(unit.key, keys[position]):
                 raise ResumeError("%s: output item %d (%s) breaks off task %s in the middle: was the file "
                                   "written by another command line?" % (path, number, _show(unit.key),
-                                                                        tasks[index].source))
+                                                                        current.source))
             position += 1
         else:
-            found = _find_task(unit.key, tasks, 0 if index is None else index + 1, fmt)
-            if found is None:
+            skipped = 0
+            for current in tasks:  # tasks without output before this one had failed
+                if _same(unit.key, _task_keys(current, fmt)[0]):
+                    break
+                skipped += 1
+            else:
                 raise ResumeError("%s: output item %d (%s) matches none of the inputs left: was the file "
                                   "written by another command line?" % (path, number, _show(unit.key)))
-            index, keys, position = found, _task_keys(tasks[found], fmt), 1
+            index += skipped + 1
+            keys, position = _task_keys(current, fmt), 1
         if not unit.complete:
             break
         if position == len(keys):
             done, boundary = index + 1, unit.end
-            kept += _records(tasks[index])
-    return done, kept, boundary
+            kept += _records(current)
+            current = None
+    return done, kept, boundary, current
 
 
 def _records(task: Task) -> int:
     return len(task.selected) if isinstance(task, GameTask) else 1
-
-
-def _find_task(key: object, tasks: Sequence[Task], start: int, fmt: str) -> Optional[int]:
-    for index in range(start, len(tasks)):
-        if _same(key, _task_keys(tasks[index], fmt)[0]):
-            return index
-    return None
 
 
 def _show(key: object) -> str:

@@ -20,7 +20,7 @@ import asyncio
 import queue
 import shlex
 import threading
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import chess
 import chess.engine
@@ -28,13 +28,14 @@ import chess.engine
 from engine.analysis import Analysis, Line, san_line
 from engine.position import unplayable
 from protocol.analyse.inputs import Task
+from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, InOrder, TaskFeed
 from protocol.analyse.tasks import Settings, TaskResult, run_task
 
 INFO = chess.engine.INFO_ALL
 START_TIMEOUT = 30.0
 """Seconds an engine may take to answer ``uci``/``isready`` (and any other command but ``go``)."""
 POLL_SECONDS = 0.1
-"""How often the runner collects progress ticks while it waits for a result."""
+"""How often the runner looks whether the run is over while it waits for a result."""
 
 MANAGED_HINTS = {"multipv": " (use --multipv)", "uci_chess960": " (from the position)",
                  "ponder": " (analysis never ponders)", "uci_variant": " (standard chess or Chess960 only)"}
@@ -241,8 +242,13 @@ class UciAnalyser:
 
 class EngineRunner:
     """``Runner`` for ``--engine CMD`` without ``--cluster``: ``run(tasks)`` yields results in
-    input order, from ``min(jobs, tasks)`` threads that each start one engine process and
-    take the next task until none is left.
+    input order, from up to ``jobs`` threads that each start one engine process and take the
+    next task until none is left; a thread is started for each of the first ``jobs`` tasks, so
+    there are ``min(jobs, tasks)`` engines.
+
+    ``tasks`` may be any iterable, of any length: it is read ahead on a thread
+    (``stream.TaskFeed``), at most ``jobs * IN_FLIGHT_PER_JOB`` tasks handed to the threads and
+    not yet written, at most ``READ_AHEAD`` more read.
 
     A context manager: leaving it quits the engines, or kills them when leaving on an
     exception (Ctrl-C). The engines run in their own process group, so a terminal's Ctrl-C
@@ -263,6 +269,7 @@ class EngineRunner:
         self._lock = threading.Lock()
         self._closed = False
         self._threads: List[threading.Thread] = []
+        self._work: "queue.Queue[Optional[Tuple[int, Task]]]" = queue.Queue()
 
     def __enter__(self) -> "EngineRunner":
         return self
@@ -271,6 +278,8 @@ class EngineRunner:
         with self._lock:
             self._closed = True
             engines = list(self.started)
+        for _ in self._threads:
+            self._work.put(None)
         for analyser in engines:
             if kind is None:
                 analyser.close()
@@ -289,8 +298,8 @@ class EngineRunner:
             raise EngineStartError("the run is over")
         return analyser
 
-    def _work(self, work: "queue.SimpleQueue[Tuple[int, Task]]", done: "queue.SimpleQueue[Tuple[str, object]]") -> None:
-        """One thread: an engine of its own, tasks until none is left (or the run is over)."""
+    def _work_loop(self, done: "queue.Queue[Tuple[str, object]]") -> None:
+        """One thread: an engine of its own, tasks until told to stop (None) or the run is over."""
         analyser: Optional[UciAnalyser] = None
         problem = ""
         try:
@@ -298,10 +307,10 @@ class EngineRunner:
         except (EngineStartError, EngineOptionError) as exc:
             problem = str(exc)
         while not self._closed:
-            try:
-                index, task = work.get_nowait()
-            except queue.Empty:
+            item = self._work.get()
+            if item is None:
                 return
+            index, task = item
             if analyser is not None and not analyser.alive:  # it died in the last task
                 analyser.kill()
                 analyser = None
@@ -315,31 +324,39 @@ class EngineRunner:
                 result = run_task(task, self.settings, lambda count: done.put(("tick", count)), analyser)
             done.put(("result", (index, result)))
 
-    def run(self, tasks: List[Task]) -> Iterator[TaskResult]:
+    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
         """Results in the order of ``tasks``."""
-        if not tasks:
-            return
-        work: "queue.SimpleQueue[Tuple[int, Task]]" = queue.SimpleQueue()
-        for item in enumerate(tasks):
-            work.put(item)
-        done: "queue.SimpleQueue[Tuple[str, object]]" = queue.SimpleQueue()
-        for number in range(min(self.jobs, len(tasks))):
-            thread = threading.Thread(target=self._work, args=(work, done), daemon=True,
-                                      name="pruner-analyse-engine-%d" % (number + 1))
-            self._threads.append(thread)
-            thread.start()
-        finished: Dict[int, TaskResult] = {}
-        next_index = 0
-        while next_index < len(tasks):
-            try:
-                kind, payload = done.get(timeout=POLL_SECONDS)
-            except queue.Empty:
-                continue
-            if kind == "tick":
-                self.tick(payload)  # type: ignore[arg-type]
-                continue
-            index, result = payload  # type: ignore[misc]
-            finished[index] = result
-            while next_index in finished:
-                yield finished.pop(next_index)
-                next_index += 1
+        done: "queue.Queue[Tuple[str, object]]" = queue.Queue()
+        window = self.jobs * IN_FLIGHT_PER_JOB
+        order: InOrder[TaskResult] = InOrder()
+        submitted = 0
+        try:
+            with TaskFeed(tasks, window + READ_AHEAD, lambda: done.put(("input", None))) as feed:
+                while True:
+                    for result in order.ready():
+                        feed.done()
+                        yield result
+                    while submitted - order.next < window:
+                        task = feed.take()
+                        if task is None:
+                            break
+                        if len(self._threads) < self.jobs:
+                            thread = threading.Thread(target=self._work_loop, args=(done,), daemon=True,
+                                                      name="pruner-analyse-engine-%d" % (len(self._threads) + 1))
+                            self._threads.append(thread)
+                            thread.start()
+                        self._work.put((submitted, task))
+                        submitted += 1
+                    if feed.finished and order.next == submitted:
+                        return
+                    try:
+                        kind, payload = done.get(timeout=POLL_SECONDS)
+                    except queue.Empty:
+                        continue
+                    if kind == "tick":
+                        self.tick(payload)  # type: ignore[arg-type]
+                    elif kind == "result":
+                        order.add(*payload)  # type: ignore[misc]
+        finally:
+            for _ in self._threads:  # no more tasks: the threads end
+                self._work.put(None)

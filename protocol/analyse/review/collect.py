@@ -6,7 +6,7 @@ matplotlib itself is imported only when a plot is drawn."""
 import argparse
 import io
 import os
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 from protocol.analyse.inputs import Task
 from protocol.analyse.review.html import render_report
@@ -70,38 +70,45 @@ def _unwritable(path: str) -> Optional[str]:
     return None
 
 
-class ReviewCollector:
-    """Keeps every task result that passes through the output writer; ``finish`` draws."""
+MAX_REVIEWED = 300
+"""Games and positions a review shows at most: the page holds every move of every game, so
+it grows with the input, and so would the results kept for it until the end. Beyond this the
+records are still written, and the review says it shows the first ones."""
 
-    def __init__(self, report: Optional[str], plot: Optional[str]) -> None:
+
+class ReviewCollector:
+    """Keeps the task results the review will show (the first ``MAX_REVIEWED``); ``finish``
+    draws."""
+
+    def __init__(self, report: Optional[str], plot: Optional[str], limit: int = MAX_REVIEWED) -> None:
         self.report = report
         self.plot = plot
-        self.results: List[TaskResult] = []
+        self.limit = limit
+        self.kept: List[Tuple[Task, TaskResult]] = []
+        self.left_out = 0
+        """Tasks past ``limit``, not in the review."""
 
-    def wrap(self, writer):
-        """A writer that writes through ``writer`` and keeps each result."""
-        collector = self
+    def keep(self, task: Task, result: TaskResult, say: Callable[[str], None]) -> None:
+        """Keep ``result`` of ``task`` for the review (results come in task order)."""
+        if task.source != result.source:
+            raise RuntimeError("results out of order: %s != %s" % (task.source, result.source))
+        if len(self.kept) < self.limit:
+            self.kept.append((task, result))
+            return
+        if not self.left_out:
+            option = "--report %s" % self.report if self.report is not None else "--plot %s" % self.plot
+            say("%s: the review shows the first %d games and positions; the records hold them all "
+                "(--skip-games N and --games N choose others)" % (option, self.limit))
+        self.left_out += 1
 
-        class _Tee:
-            def write(self, result: TaskResult) -> int:
-                collector.results.append(result)
-                return writer.write(result)
-
-        return _Tee()
-
-    def reviews(self, tasks: List[Task], settings: Settings) -> List[Review]:
-        """One review per task, in input order (results come in task order)."""
+    def reviews(self, settings: Settings) -> List[Review]:
+        """One review per task kept, in input order."""
         limits = "%s, %s" % (settings.engine_text(), settings.limits_text())
-        reviews = []
-        for index, (task, result) in enumerate(zip(tasks, self.results), 1):
-            if task.source != result.source:
-                raise RuntimeError("results out of order: %s != %s" % (task.source, result.source))
-            reviews.append(build_review(index, task, result, limits))
-        return reviews
+        return [build_review(index, task, result, limits) for index, (task, result) in enumerate(self.kept, 1)]
 
-    def finish(self, tasks: List[Task], settings: Settings, report: Callable[[str], None]) -> bool:
+    def finish(self, settings: Settings, report: Callable[[str], None]) -> bool:
         """Write the report and the plot; False (after ``report``ing why) when one failed."""
-        reviews = self.reviews(tasks, settings)
+        reviews = self.reviews(settings)
         ok = True
         if self.report is not None:
             ok = _write_atomic(self.report, render_report(reviews).encode("utf-8"), "--report", report) and ok

@@ -1,0 +1,153 @@
+"""Tasks as a stream: read ahead of the analysis on a thread, within a bound, and results
+handed on in input order.
+
+Every runner of ``pruner analyse`` (in-process, ``--jobs`` processes, ``--engine`` threads,
+``--cluster``) takes an iterable of tasks of any length. A ``TaskFeed`` reads it on a thread
+of its own, so that the files are read (and decompressed, and their games parsed) while the
+searches run, and so that a runner never waits on its input while results are ready to be
+written; it stops reading when ``limit`` tasks are read and not yet handed on (``done``), so
+what is held in memory is bounded whatever the size of the input. ``InOrder`` puts results
+that arrive in any order back in input order.
+"""
+
+import collections
+import threading
+from typing import Callable, Deque, Dict, Generic, Iterable, Iterator, Optional, TypeVar
+
+POLL_SECONDS = 0.1
+"""How often a blocked reader looks whether the run is over."""
+IN_FLIGHT_PER_JOB = 4
+"""Tasks handed to a worker (process or engine thread) and not yet written: one running, the
+others queued or finished and waiting for an earlier one, so the results held are bounded."""
+READ_AHEAD = 500
+"""Tasks read beyond those in flight: a small input is read whole at once (so its total is
+known and the progress bar can show it), a large one never more than this ahead."""
+
+T = TypeVar("T")
+
+
+class TaskFeed(Generic[T]):
+    """The items of ``tasks`` read on a thread, at most ``limit`` of them read and not yet
+    ``done``; ``notify()`` is called (on the reading thread) after each item read and at the
+    end. A context manager: leaving it stops the reading.
+
+    The items are taken with ``take`` (the next one read, or None); ``finished`` says whether
+    the input is read to its end and every item taken. An exception of the iterable is raised
+    again by ``take`` once the items before it are taken.
+    """
+
+    def __init__(self, tasks: Iterable[T], limit: int, notify: Callable[[], None] = lambda: None) -> None:
+        self.limit = max(1, limit)
+        self._tasks = iter(tasks)
+        self._notify = notify
+        self._room = threading.Semaphore(self.limit)
+        self._ready: Deque[T] = collections.deque()
+        self._arrived = threading.Condition()
+        self._stop = threading.Event()
+        self._error: Optional[BaseException] = None
+        self.ended = False
+        """The input is read to its end (or failed)."""
+        self.read = 0
+        """Items read so far."""
+        self._thread = threading.Thread(target=self._read, name="pruner-analyse-reader", daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> "TaskFeed[T]":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _read(self) -> None:
+        try:
+            while not self._stop.is_set():
+                if not self._room.acquire(timeout=POLL_SECONDS):
+                    continue
+                try:
+                    item = next(self._tasks)
+                except StopIteration:
+                    break
+                with self._arrived:
+                    self._ready.append(item)
+                    self.read += 1
+                    self._arrived.notify_all()
+                self._notify()
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer by take()
+            self._error = exc
+        finally:
+            if self._stop.is_set():
+                close = getattr(self._tasks, "close", None)
+                if close is not None:  # a generator stopped early: its files are closed now
+                    try:
+                        close()
+                    except Exception:  # noqa: BLE001 - closing only
+                        pass
+            with self._arrived:
+                self.ended = True
+                self._arrived.notify_all()
+            self._notify()
+
+    def take(self, wait: bool = False) -> Optional[T]:
+        """The next item read, or None when none is ready (with ``wait``: only once the
+        input has ended)."""
+        with self._arrived:
+            while wait and not self._ready and not self.ended:
+                self._arrived.wait(POLL_SECONDS)
+            if self._ready:
+                return self._ready.popleft()
+            if self.ended and self._error is not None:
+                error, self._error = self._error, None
+                raise error
+        return None
+
+    def done(self, count: int = 1) -> None:
+        """``count`` items taken earlier are finished with (their results handed on): that
+        much more may be read."""
+        for _ in range(count):
+            self._room.release()
+
+    def grow(self, limit: int) -> None:
+        """Allow up to ``limit`` items read and not done (never less than before)."""
+        if limit > self.limit:
+            self.done(limit - self.limit)
+            self.limit = limit
+
+    @property
+    def finished(self) -> bool:
+        """Every item of the input is read and taken."""
+        with self._arrived:
+            return self.ended and not self._ready and self._error is None
+
+    def pending(self) -> int:
+        """Items read and not taken yet."""
+        with self._arrived:
+            return len(self._ready)
+
+    def close(self) -> None:
+        """Stop reading (the thread ends once a read in progress returns)."""
+        self._stop.set()
+        if threading.current_thread() is not self._thread:
+            self._thread.join(2 * POLL_SECONDS if not self.ended else None)
+
+
+class InOrder(Generic[T]):
+    """Results of numbered tasks, which may finish in any order, handed on in task order."""
+
+    def __init__(self) -> None:
+        self.next = 0
+        """Number of the next result to hand on (= results handed on so far)."""
+        self._finished: Dict[int, T] = {}
+
+    def add(self, index: int, result: T) -> None:
+        self._finished[index] = result
+
+    def ready(self) -> Iterator[T]:
+        """The results that can be handed on now, in order."""
+        while self.next in self._finished:
+            result = self._finished.pop(self.next)
+            self.next += 1
+            yield result
+
+    def __len__(self) -> int:
+        """Results waiting for an earlier one."""
+        return len(self._finished)
