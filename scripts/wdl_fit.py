@@ -2,7 +2,8 @@
 """Fit the win/draw/loss model of engine/wdl.py to Pruner's own games.
 
     python3 scripts/wdl_fit.py selfplay.pgn [more.pgn ...] [--degree 1] [--min-move 9]
-        [--max-cp 1000] [--depth N] [--markdown]
+        [--max-cp 1000] [--depth N] [--folds 5] [--markdown]
+    python3 scripts/wdl_fit.py docs/wdl-selfplay.pgn.gz      # the games engine/wdl.py was fitted to
 
 Reads PGN games Pruner played against itself (scripts/match.py writes each engine move's
 search score in its comment: ``+0.35/7 0.251s``, from the mover's side) and keeps, for every
@@ -28,6 +29,7 @@ bucket); ``--markdown`` prints the tables as Markdown for docs/wdl.md.
 """
 
 import argparse
+import gzip
 import math
 import re
 import sys
@@ -103,7 +105,8 @@ def read_samples(paths: Iterable[str], min_move: int = 9, max_cp: int = 1000, de
         from engine.analysis import Analyser
         analyser = Analyser()
     for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
             while True:
                 game = chess.pgn.read_game(handle)
                 if game is None:
@@ -389,7 +392,7 @@ def _coefficients(name: str, values: Sequence[float]) -> str:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("pgn", nargs="+", help="PGN files of Pruner's games against itself")
+    parser.add_argument("pgn", nargs="+", help="PGN files of Pruner's games against itself (.pgn.gz too)")
     parser.add_argument("--degree", type=int, default=1, help="degree of a(m) and b(m) (default: 1)")
     parser.add_argument("--min-move", type=int, default=9,
                         help="first full move whose positions count (default: 9, after move 8)")

@@ -1,7 +1,7 @@
 """The win/draw/loss model (engine/wdl.py), its fit (scripts/wdl_fit.py) and the evaluation
 term by term (engine/evaluate.py ``breakdown``, the UCI ``eval`` command)."""
 
-import io
+import gzip
 import math
 import os
 import random
@@ -44,6 +44,17 @@ def test_material_counts_as_stockfish_does():
     assert wdl.material(chess.Board()) == 78
     assert wdl.material(chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")) == 1
     assert wdl.material(chess.Board("r3k3/8/8/8/8/8/8/1N2KQ2 w - - 0 1")) == 3 + 9 + 5
+
+
+def test_the_shipped_model_is_the_fit_of_docs_wdl_md():
+    # The constants of engine/wdl.py are those docs/wdl.md reports (fit to Pruner's games at
+    # 10,000 nodes a move): a level score is a likely draw in an ending, rarely with all the
+    # pieces on the board (fast self-play games are decisive); three pawns up is a win.
+    assert wdl.parameters(78) == pytest.approx((31.7, 104.5), abs=0.1)
+    assert wdl.parameters(20) == pytest.approx((138.2, 98.0), abs=0.1)
+    assert wdl.wdl(0, 78) == (425, 150, 425)
+    assert wdl.wdl(0, 20) == (196, 608, 196)
+    assert wdl.wdl(300, 78)[0] > 900 and wdl.wdl(100, 40)[0] > 450
 
 
 # -- the fit -------------------------------------------------------------------------------------
@@ -137,6 +148,10 @@ def test_positions_are_filtered_and_labelled_from_the_side_to_move(tmp_path):
         (30, -1, 0), (-25, 1, 0), (35, -1, 0), (-20, 1, 0), (80, -1, 0), (-50, 1, 0), (120, -1, 0),
         (90, -1, 0), (-40, 1, 0), (-15, 0, 1)]
     assert samples[0].material == 78 and samples[5].material == 78 - 1 and samples[-1].material == 78
+    compressed = tmp_path / "games.pgn.gz"
+    with gzip.open(str(compressed), "wt") as handle:
+        handle.write(PGN)
+    assert wdl_fit.read_samples([str(compressed)], min_move=2) == samples
 
 
 def test_the_script_prints_the_constants_and_the_calibration(tmp_path, capsys):
