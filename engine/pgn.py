@@ -141,9 +141,15 @@ class _Recorder:
     def __init__(self, handle: IO[str]) -> None:
         self._readline = handle.readline
         self.lines: List[str] = []
+        self.error: Optional[BaseException] = None
+        """What reading the handle raised (not python-chess's failure: the caller's)."""
 
     def readline(self) -> str:
-        line = self._readline()
+        try:
+            line = self._readline()
+        except BaseException as exc:
+            self.error = exc
+            raise
         if line:
             self.lines.append(line)
         return line
@@ -172,7 +178,7 @@ class PgnReader:
 
     def read(self, source: Union[str, IO[str]]) -> Iterator[PgnGame]:
         """A ``PgnGame`` for each game of ``source`` (a string, or a text handle read line by
-        line: only the current game is kept), in order."""
+        line: only the current game is kept), in order. What the handle raises is raised."""
         handle = _Recorder(io.StringIO(source) if isinstance(source, str) else source)
         line = 1  # line number of the next line to read
         while True:
@@ -181,6 +187,8 @@ class PgnReader:
             try:
                 game = chess.pgn.read_game(handle, Visitor=lambda: builder)
             except Exception as exc:  # python-chess failing on input it did not foresee
+                if exc is handle.error:
+                    raise  # the stream failed (a damaged compressed file): the caller's to report
                 game, failure = None, "python-chess cannot read it (%s: %s); the rest of the text is not read" % (
                     type(exc).__name__, exc)
             else:

@@ -80,10 +80,10 @@ class ReviewCollector:
     """Keeps the task results the review will show (the first ``MAX_REVIEWED``); ``finish``
     draws."""
 
-    def __init__(self, report: Optional[str], plot: Optional[str], limit: int = MAX_REVIEWED) -> None:
+    def __init__(self, report: Optional[str], plot: Optional[str], limit: Optional[int] = None) -> None:
         self.report = report
         self.plot = plot
-        self.limit = limit
+        self.limit = MAX_REVIEWED if limit is None else limit
         self.kept: List[Tuple[Task, TaskResult]] = []
         self.left_out = 0
         """Tasks past ``limit``, not in the review."""
