@@ -2,12 +2,15 @@
 
     pruner analyse [--depth N] [--nodes N] [--movetime MS] [--multipv K] [--jobs N]
                    [--format jsonl|csv|pgn] [-o FILE] [--side white|black] [--from-move N]
+                   [--to-move N] [--where COND]... [--skip-games N] [--games N] [--input-format FMT]
                    [--hash MB] [--chess960] [--quiet] [--engine CMD [--engine-option NAME=VALUE]...]
                    INPUT...
 
 Tasks (one per position, one per game) run in ``--jobs`` worker processes, or with
 ``--engine`` on ``--jobs`` processes of that UCI engine; results are written in input order,
-each flushed as soon as it and everything before it is done.
+each flushed as soon as it and everything before it is done. The inputs are read as a
+stream (``inputs.Inputs``, read ahead on a thread by ``stream.TaskFeed``), so memory does not
+grow with them and the first records come at once however large they are.
 Exit status: 0 when every input was usable, else the number of inputs that failed (bad FEN
 or EPD line, broken PGN game, unreadable file, failed analysis) capped at 63; 64 for a
 usage error (an ``--engine-option`` the engine refuses included) or an output file that
@@ -53,6 +56,8 @@ EXIT_INTERRUPTED = 130
 
 POLL_SECONDS = 0.1
 """How often the parent process looks whether the run is over while it waits for a result."""
+ORPHAN_SECONDS = 1.0
+"""How often an idle worker process looks whether ``pruner analyse`` is still there."""
 
 
 class UsageError(Exception):
@@ -142,10 +147,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _worker_main(settings: Settings, work, results) -> None:
     """A worker process: tasks from ``work`` until None, results and progress to ``results``.
-    Ctrl-C is left to the parent, which terminates the workers."""
+    Ctrl-C is left to the parent, which terminates the workers; a parent that died without
+    doing so (killed) is noticed within ``ORPHAN_SECONDS`` of the last task."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
     while True:
-        item = work.get()
+        try:
+            item = work.get(timeout=ORPHAN_SECONDS)
+        except queue.Empty:
+            if parent is not None and not parent.is_alive():
+                results.cancel_join_thread()  # nobody reads them: exit without flushing them
+                return
+            continue
         if item is None:
             return
         index, task = item
@@ -278,9 +291,10 @@ def _selection(args: argparse.Namespace) -> Selection:
             raise UsageError("--input-format %s" % exc)
     if args.from_move is not None and args.to_move is not None and args.to_move < args.from_move:
         raise UsageError("--to-move %d is before --from-move %d" % (args.to_move, args.from_move))
-    if (input_format[1] == "zst" or any(name.lower().endswith(".zst") for name in args.inputs)) \
-            and missing_zstandard():
-        raise UsageError(".zst input needs the zstandard package, which is not installed: %s" % ZSTD_HINT)
+    if input_format[1] == "zst" or any(name.lower().endswith(".zst") for name in args.inputs):
+        problem = missing_zstandard()
+        if problem:
+            raise UsageError(".zst input needs %s: %s" % (problem, ZSTD_HINT))
     side = None if args.side is None else args.side == "white"
     return Selection(chess960=args.chess960, side=side, from_move=args.from_move, to_move=args.to_move,
                      games=games, input_format=input_format)

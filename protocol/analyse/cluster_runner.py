@@ -1,7 +1,9 @@
 """``pruner analyse --cluster ADDRESS``: the same tasks and records, run on a Dask cluster.
 
-The client reads the inputs into the usual tasks (``protocol.analyse.inputs``) and submits
-them as Dask tasks: one per PGN game, or a chunk of consecutive FEN/EPD positions. A worker
+The client reads the inputs into the usual tasks (``protocol.analyse.inputs``), as a stream
+read ahead within a bound (``stream.TaskFeed``), and submits them as Dask tasks: one per PGN
+game, or a chunk of consecutive FEN/EPD positions; a bounded number are submitted and not
+yet handed on, so the client's memory does not grow with the input. A worker
 thread keeps one searcher for all the tasks it runs (an in-process ``Analyser``, or with
 ``--engine CMD`` one UCI engine process such as a PyPy ``pruner``) and runs every task with
 ``run_task`` after ``new_game()``, exactly as ``--jobs`` does: the records are identical to

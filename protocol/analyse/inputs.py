@@ -4,7 +4,9 @@ A task is the unit of work of one worker: a ``PositionTask`` (one FEN or EPD lin
 ``GameTask`` (one PGN game, whose positions are analysed in order on one searcher).
 Unusable input (a bad FEN or EPD line, a PGN game with an illegal move or a bad FEN header,
 a file without a game, a missing file) is reported through ``report`` as ``source: reason``
-and left out. EPD/FEN lines are read by engine/epd.py, PGN by engine/pgn.py.
+and left out. EPD/FEN lines are read by engine/epd.py, PGN by engine/pgn.py, both a line at
+a time from files opened by ``sources`` (compressed ones included): ``Inputs`` is a stream of
+tasks, and ``filters`` chooses games by their headers before their movetext is read.
 """
 
 import os

@@ -9,6 +9,7 @@ still to run; the run then appends their output. A game that was cut is analysed
 its start, because its later searches reuse the table of its earlier ones: the finished
 file equals an uninterrupted run's (apart from ``time_ms``). Tasks that had failed (no
 output) before the cut are not retried. A file that does not match the inputs is refused.
+The file and the tasks are both read as streams (the tasks only as far as the file goes).
 """
 
 import csv

@@ -52,13 +52,15 @@ def from_name(name: str) -> InputFormat:
     return ("pgn" if lower.endswith(".pgn") else "epd"), compression
 
 
-def missing_zstandard() -> bool:
-    """True when ``.zst`` cannot be read here."""
+def missing_zstandard() -> Optional[str]:
+    """Why ``.zst`` cannot be read here (the ``zstandard`` package is not installed, or does
+    not import: its PyPy build needs cffi), or None."""
     try:
         import zstandard  # noqa: F401
-    except ImportError:
-        return True
-    return False
+    except ImportError as exc:
+        return "the zstandard package %s" % (
+            "is not installed" if exc.name == "zstandard" else "cannot be imported (%s)" % exc)
+    return None
 
 
 def decompressed(binary: IO[bytes], compression: Optional[str]) -> IO[bytes]:

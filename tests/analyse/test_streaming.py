@@ -32,7 +32,7 @@ from protocol.analyse.inputs import PositionTask
 from protocol.analyse.output import Progress
 from protocol.analyse.resume import resume_output
 from protocol.analyse.review import collect
-from protocol.analyse.sources import from_name, parse_input_format
+from protocol.analyse.sources import from_name, missing_zstandard, parse_input_format
 from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD
 from protocol.analyse.tasks import Settings, TaskResult
 from protocol.analyse.uci_engine import EngineRunner
@@ -42,11 +42,11 @@ from paths import FAKE_ENGINE, ROOT, QUIRKY
 
 try:
     import zstandard
-except ImportError:  # the [zst] extra is optional
+except ImportError:  # the [zst] extra is optional (CPython only: PyPy's build lacks its cffi backend)
     zstandard = None
 
-needs_zstandard = pytest.mark.skipif(zstandard is None,
-                                     reason="zstandard is not installed (pip install 'pruner-chess[zst]')")
+needs_zstandard = pytest.mark.skipif(zstandard is None, reason="zstandard: %s (pip install 'pruner-chess[zst]'; "
+                                     "CPython only)" % missing_zstandard())
 COMPRESSIONS = ["gz", "bz2", "xz", pytest.param("zst", marks=needs_zstandard)]
 OPENERS = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress,
            "zst": lambda data: zstandard.ZstdCompressor().compress(data)}
@@ -182,6 +182,61 @@ def test_first_record_before_the_input_ends(jobs):
     assert 1 + len(rest.splitlines()) == positions_of(3)
 
 
+def _descendants(pid):
+    """The processes below ``pid`` (from /proc: each process's parent)."""
+    children = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name) as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waits on pidfds (Linux, Python 3.9+)")
+def test_worker_processes_end_when_pruner_analyse_is_killed(tmp_path):
+    """Killed without a chance to stop them (SIGKILL), the workers notice and end, and with
+    them the fork server: nothing is left behind."""
+    corpus = write_corpus(str(tmp_path / "corpus.pgn.gz"), 2000)
+    process = subprocess.Popen(command() + ["--depth", "1", "--jobs", "2", "-q", corpus], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        process.stdout.readline()  # running: workers busy, tasks queued
+        below = _descendants(process.pid)
+        pidfds = []
+        for pid in below:
+            try:
+                pidfds.append(os.pidfd_open(pid))
+            except ProcessLookupError:
+                pass
+        assert len(pidfds) >= 3  # the fork server and two workers (and maybe a resource tracker)
+    finally:
+        process.kill()
+        process.wait()
+    deadline = time.monotonic() + 60
+    try:
+        while pidfds and time.monotonic() < deadline:  # a pidfd is readable once its process ended
+            ended, _, _ = select.select(pidfds, [], [], deadline - time.monotonic())
+            for fd in ended:
+                pidfds.remove(fd)
+                os.close(fd)
+        assert not pidfds, "processes left behind: %s" % [pid for pid in below if os.path.exists("/proc/%d" % pid)]
+    finally:
+        for fd in pidfds:
+            os.close(fd)
+        for pid in below:
+            if os.path.exists("/proc/%d" % pid):
+                os.kill(pid, 9)
+
+
 # -- compressed inputs ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("compression", COMPRESSIONS)
@@ -268,10 +323,10 @@ def test_bad_stream_options_are_usage_errors(argv, message):
 
 
 def test_zst_without_zstandard_names_the_extra(monkeypatch):
-    monkeypatch.setitem(sys.modules, "zstandard", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # as if it could not be imported
     status, _, err = run(["games.pgn.zst"])
     assert status == EXIT_USAGE
-    assert 'pip install "pruner-chess[zst]"' in err
+    assert ".zst input needs the zstandard package" in err and 'pip install "pruner-chess[zst]"' in err
 
 
 # -- which games ----------------------------------------------------------------------------------

@@ -70,10 +70,10 @@ def _unwritable(path: str) -> Optional[str]:
     return None
 
 
-MAX_REVIEWED = 300
-"""Games and positions a review shows at most: the page holds every move of every game, so
-it grows with the input, and so would the results kept for it until the end. Beyond this the
-records are still written, and the review says it shows the first ones."""
+MAX_REVIEWED = 100
+"""Games and positions a review shows at most: the page holds every move of every game (about
+150 KB a game), so it grows with the input, and so would the results kept for it until the
+end. Beyond this the records are still written, and the review says it shows the first ones."""
 
 
 class ReviewCollector:
