@@ -290,11 +290,13 @@ def positional(board: chess.Board) -> Tuple[int, int]:
 def blend(board: chess.Board, mg: int, eg: int, phase: int) -> int:
     """Score from the side to move, given the incremental White-positive sums."""
     pmg, peg = positional(board)
-    mg += pmg
-    eg += peg
+    return _taper(mg + pmg, eg + peg, phase, board.turn)
+
+
+def _taper(mg: int, eg: int, phase: int, turn: int) -> int:
     if phase > PHASE_MAX:
         phase = PHASE_MAX
-    if not board.turn:
+    if not turn:
         mg, eg = -mg, -eg  # negate before dividing: floor division keeps colour symmetry
     return (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX + TEMPO
 
@@ -302,6 +304,51 @@ def blend(board: chess.Board, mg: int, eg: int, phase: int) -> int:
 def evaluate(board: chess.Board) -> int:
     """Static evaluation of ``board`` in centipawns from the side to move."""
     return blend(board, *material_pst(board))
+
+
+# -- the same evaluation on the search's own board (engine.board.Position) ----------------------
+
+_SFILES = [file_mask - (1 << 64) if file_mask >> 63 else file_mask for file_mask in _FILES]
+"""The file masks as signed bitboards (``engine.attacks``)."""
+_H8 = -(1 << 63)
+
+
+def _side_pieces(bishops: int, rooks: int, pawns_all: int, own_pawns: int) -> Tuple[int, int]:
+    """``_pieces`` on signed bitboards of one side's bishops and rooks."""
+    mg = eg = 0
+    if bishops != _H8 and bishops & (bishops - 1):  # two or more (h8 alone is the sign bit)
+        mg += BISHOP_PAIR[0]
+        eg += BISHOP_PAIR[1]
+    while rooks:
+        if rooks < 0:
+            square = 63
+            rooks ^= _H8
+        else:
+            square = rooks.bit_length() - 1
+            rooks ^= 1 << square
+        file_mask = _SFILES[square & 7]
+        if not pawns_all & file_mask:
+            mg += ROOK_OPEN_FILE[0]
+            eg += ROOK_OPEN_FILE[1]
+        elif not own_pawns & file_mask:
+            mg += ROOK_SEMI_OPEN_FILE[0]
+            eg += ROOK_SEMI_OPEN_FILE[1]
+    return mg, eg
+
+
+def evaluate_position(pos) -> int:
+    """``evaluate`` of an ``engine.board.Position`` (its incremental sums plus the other terms)."""
+    bb = pos.bb
+    white, black = pos.occ[1], pos.occ[0]
+    pawns = bb[1]
+    white_pawns = pawns & white  # pawns never stand on h8: never negative
+    black_pawns = pawns & black
+    mg, eg = pawn_structure(white_pawns, black_pawns)
+    bishops = bb[3]
+    rooks = bb[4]
+    wmg, weg = _side_pieces(bishops & white, rooks & white, pawns, white_pawns)
+    bmg, beg = _side_pieces(bishops & black, rooks & black, pawns, black_pawns)
+    return _taper(pos.mg + mg + wmg - bmg, pos.eg + eg + weg - beg, pos.phase, pos.turn)
 
 
 # -- the evaluation term by term (the UCI ``eval`` command) ------------------------------------

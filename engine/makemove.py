@@ -1,28 +1,26 @@
-"""Making moves with incremental state: Zobrist key and material/PST sums.
+"""Making moves on the search's own board (``engine.board.Position``) with incremental state.
 
 Computing a Zobrist key from scratch (``chess.polyglot.zobrist_hash``) costs about 25 µs and
 summing the piece-square tables about 15 µs; updating both from the move costs about 1.5 µs,
-so the search carries ``(key, mg, eg, phase)`` down the tree and updates them here.
+so the position carries its key and material/PST sums and ``do_move`` updates them.
 
 Keys are our own (seeded random numbers): deterministic across processes and interpreters,
 unlike ``hash(board._transposition_key())`` before Python 3.12. The en-passant file is hashed
 only when a pawn of the side to move could capture (as in Polyglot), so transpositions that
 differ only by an unusable en-passant square share a key.
 
-``do_move`` and ``do_null`` also make the move themselves instead of python-chess's ``push``:
-every field ``push`` sets comes out the same (tests/engine/test_fastpush.py checks them field by field
-on the perft suites), but the position before is saved as a plain tuple on ``board._stack`` and
-only ``undo_move`` takes it back. A board moved on this way must never reach python-chess code
-that pops past its own pushes (``pop``, ``is_repetition``, ``outcome``, ``root``): a tuple has no
-``restore``. Calls that push and pop their own moves (``is_legal``, Syzygy probes) are fine.
+``do_move`` follows python-chess's ``push`` rule for rule (castling given as e1g1 or as king
+takes rook, en passant, promotions, castling rights, the fifty-move counter, the en-passant
+square): tests/engine/test_fastpush.py checks every field against ``push`` on the perft suites.
 """
 
 import random
-from typing import Tuple
 
 import chess
 
-from engine.evaluate import PHASE_INC, PST_EG, PST_MG, material_pst
+from engine.attacks import PAWN_ATTACKS, SQUARES, msb, signed
+from engine.board import Position
+from engine.evaluate import PHASE_INC, PST_EG, PST_MG
 
 _rng = random.Random(0x5EED_C0DE)
 PIECE_KEYS = [[[_rng.getrandbits(63) for _ in range(64)] for _ in range(2)] for _ in range(7)]
@@ -37,300 +35,230 @@ FIFTY_KEYS = [_rng.getrandbits(63) for _ in range(12)]
 """Transposition-table keys only: one per band of 8 half-moves of the fifty-move counter from
 14 on (``engine.tt.tt_key``), so a result is not re-used where the counter changes it."""
 
-BB_SQUARES = chess.BB_SQUARES
-_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
-
-State = Tuple[int, int, int, int]
-"""(key, mg, eg, phase): what the search carries with each board."""
-
 
 def ep_key(board: chess.Board) -> int:
     """Key component of the en-passant square, 0 when no pawn of the mover can capture there."""
     ep = board.ep_square
-    if ep is not None and _PAWN_ATTACKS[not board.turn][ep] & board.pawns & board.occupied_co[board.turn]:
+    if ep is not None and chess.BB_PAWN_ATTACKS[not board.turn][ep] & board.pawns & board.occupied_co[board.turn]:
         return EP_KEYS[ep & 7]
     return 0
 
 
 def castle_key(rights: int) -> int:
-    """Key component of a castling-rights rook bitmask."""
+    """Key component of a castling-rights rook bitmask (signed or not)."""
     key = 0
+    rights = signed(rights)
     while rights:
-        low = rights & -rights
-        key ^= CASTLE_KEYS[low.bit_length() - 1]
-        rights ^= low
+        square = msb(rights)
+        key ^= CASTLE_KEYS[square]
+        rights ^= SQUARES[square]
     return key
 
 
 def full_key(board: chess.Board) -> int:
-    """Zobrist key of ``board`` from scratch (what ``do_move`` keeps up to date)."""
+    """Zobrist key of a python-chess ``board`` from scratch (what ``do_move`` keeps up to date)."""
     key = TURN_KEY if board.turn else 0
     for sq, piece in board.piece_map().items():
         key ^= PIECE_KEYS[piece.piece_type][piece.color][sq]
     return key ^ castle_key(board.clean_castling_rights()) ^ ep_key(board)
 
 
-def initial_state(board: chess.Board) -> State:
-    """The incremental state of a root position.
-
-    Normalises ``board.castling_rights`` to python-chess's clean rights, which every
-    ``push`` keeps clean afterwards, so the incremental castling update stays exact.
-    """
-    board.castling_rights = board.clean_castling_rights()
-    mg, eg, phase = material_pst(board)
-    return full_key(board), mg, eg, phase
+_RANK_1 = signed(chess.BB_RANK_1)
+_RANK_8 = signed(chess.BB_RANK_8)
+_NO_EXTRA = ()
 
 
-_RANK_1 = chess.BB_RANK_1
-_RANK_8 = chess.BB_RANK_8
-_NULL_MOVE = chess.Move.null()
+def do_move(pos: Position, move: int) -> None:
+    """Play ``move`` (a legal move code, ``engine.attacks``) on ``pos``; ``undo_move`` takes it back."""
+    # Hot path. Copy-on-make: the piece and colour lists are copied and changed, the old ones
+    # go on the stack with the scalars, so undo_move restores by rebinding (no branch); the
+    # square table changes in place and undo_move writes back the squares recorded here.
+    frm = move >> 6 & 63
+    to = move & 63
+    squares = pos.squares
+    pt = squares[frm]
+    us = pos.turn
+    them = us ^ 1
+    old_bb = pos.bb
+    old_occ = pos.occ
+    bb = old_bb[:]
+    occ = old_occ[:]
+    occupied = pos.occupied
+    cr = cr0 = pos.castling
+    ep = pos.ep
+    hmc = pos.hmc
+    key = pos.key
+    mg = pos.mg
+    eg = pos.eg
+    phase = pos.phase
+    kings = pos.king_squares
+    from_bb = SQUARES[frm]
+    extra = _NO_EXTRA
 
-
-def do_move(board: chess.Board, move: chess.Move, key: int, mg: int, eg: int, phase: int) -> State:
-    """Play ``move`` (legal) on ``board`` and return the updated state; ``undo_move`` takes it back.
-
-    Leaves every field python-chess's ``push`` sets exactly as ``push`` would (tests/engine/test_fastpush.py
-    checks field by field on the perft suites), but saves the previous position as a tuple in
-    ``board._stack``: only ``undo_move`` may take it back, never ``board.pop()``.
-    """
-    # Hot path: python-chess's push (with _BoardState, _remove/_set_piece_at, _to/_from_chess960,
-    # is_zeroing) merged into the key/PST update, at the price of repeating push's rules here
-    # (pinned by tests/engine/test_fastpush.py). Measured with cachegrind, `bench 3` on CPython 3.11:
-    # 5.17e9 -> 4.26e9 instructions (-17.6%), `bench 4` 9.24e9 -> 7.41e9 (-19.8%); PyPy `bench 5`
-    # 19.96e9 -> 19.84e9 (mean of 3, within its +-0.7% JIT noise: no loss).
-    frm = move.from_square
-    to = move.to_square
-    from_bb = BB_SQUARES[frm]
-    us = board.turn
-    them = not us
-    occ_co = board.occupied_co
-    occ_us = occ_co[us]
-    occ_them = occ_co[them]
-    pawns = board.pawns
-    knights = board.knights
-    bishops = board.bishops
-    rooks = board.rooks
-    queens = board.queens
-    kings = board.kings
-    occupied = board.occupied
-    promoted = promoted0 = board.promoted  # promoted: cleared of the squares vacated below
-    cr0 = board.castling_rights
-    ep = board.ep_square
-    hmc = board.halfmove_clock
-    fmn = board.fullmove_number
-    stack = board._stack
-    saved = (pawns, knights, bishops, rooks, queens, kings, occ_co[0], occ_co[1], occupied, promoted0,
-             us, cr0, ep, hmc, fmn)
-    # python-chess cleans the rights only while its stack is empty (clean_castling_rights).
-    cr = board.clean_castling_rights() if not stack else cr0
-    stack.append(saved)
-
-    if ep is not None:
-        if _PAWN_ATTACKS[them][ep] & pawns & occ_us:
-            key ^= EP_KEYS[ep & 7]
-        board.ep_square = None
     key ^= TURN_KEY
-    hmc += 1
-    if not us:
-        board.fullmove_number = fmn + 1
+    if ep:
+        if PAWN_ATTACKS[them][ep] & bb[1] & occ[us]:
+            key ^= EP_KEYS[ep & 7]
+    new_ep = 0
 
-    if pawns & from_bb:
-        pt = chess.PAWN
-    elif knights & from_bb:
-        pt = chess.KNIGHT
-    elif bishops & from_bb:
-        pt = chess.BISHOP
-    elif rooks & from_bb:
-        pt = chess.ROOK
-    elif queens & from_bb:
-        pt = chess.QUEEN
-    else:
-        pt = chess.KING
-
-    if pt == chess.KING:
+    if pt == 6:
         # As python-chess's _to_chess960: e1g1/e1c1 (e8g8/e8c8) mean king takes rook.
-        if frm == chess.E1 or frm == chess.E8:
-            if to == frm + 2 and not rooks & BB_SQUARES[to]:
+        if frm == 4 or frm == 60:
+            if to == frm + 2 and not bb[4] & SQUARES[to]:
                 to = frm + 3
-            elif to == frm - 2 and not rooks & BB_SQUARES[to]:
+            elif to == frm - 2 and not bb[4] & SQUARES[to]:
                 to = frm - 4
-        to_bb = BB_SQUARES[to]
+        to_bb = SQUARES[to]
         if cr:
-            cr &= ~(from_bb | to_bb)
-            if not promoted & from_bb:
-                cr &= ~_RANK_1 if us else ~_RANK_8
-        board.move_stack.append(board._from_chess960(board.chess960, frm, to, move.promotion))
-        if occ_us & to_bb:
+            cr &= ~(from_bb | to_bb) & (~_RANK_1 if us else ~_RANK_8)
+        kings = kings[:]
+        if occ[us] & to_bb:
             # Castling (king takes own rook): king and rook go to the g/f or c/d file.
             rank = 0 if us else 56
             if (to & 7) < (frm & 7):
                 king_to, rook_to = rank + 2, rank + 3
             else:
                 king_to, rook_to = rank + 6, rank + 5
-            king_mask = from_bb ^ BB_SQUARES[king_to]
-            rook_mask = to_bb ^ BB_SQUARES[rook_to]
-            board.kings = kings ^ king_mask
-            board.rooks = rooks ^ rook_mask
-            occ_co[us] = occ_us ^ king_mask ^ rook_mask
-            board.occupied = occupied ^ king_mask ^ rook_mask
-            if promoted:
-                board.promoted = promoted & ~(from_bb | to_bb)
-            kt, rt = PIECE_KEYS[chess.KING][us], PIECE_KEYS[chess.ROOK][us]
+            king_mask = from_bb ^ SQUARES[king_to]
+            rook_mask = to_bb ^ SQUARES[rook_to]
+            bb[6] ^= king_mask
+            bb[4] ^= rook_mask
+            occ[us] ^= king_mask ^ rook_mask
+            occupied ^= king_mask ^ rook_mask
+            kt, rt = PIECE_KEYS[6][us], PIECE_KEYS[4][us]
             key ^= kt[frm] ^ kt[king_to] ^ rt[to] ^ rt[rook_to]
-            km, ke = PST_MG[chess.KING][us], PST_EG[chess.KING][us]
-            rm, re = PST_MG[chess.ROOK][us], PST_EG[chess.ROOK][us]
+            km, ke = PST_MG[6][us], PST_EG[6][us]
+            rm, re = PST_MG[4][us], PST_EG[4][us]
             mg += km[king_to] - km[frm] + rm[rook_to] - rm[to]
             eg += ke[king_to] - ke[frm] + re[rook_to] - re[to]
-            board.halfmove_clock = hmc
-            board.turn = them
+            kings[us] = king_to
+            # Undo clears the new squares first, then puts king and rook back.
+            pos.stack.append((old_bb, old_occ, pos.occupied, cr0, ep, hmc, pos.key, pos.mg, pos.eg, phase,
+                              pos.king_squares, frm, 6, to, 4, ((king_to, 0), (rook_to, 0))))
+            squares[frm] = 0
+            squares[to] = 0
+            squares[king_to] = 6
+            squares[rook_to] = 4
             if cr != cr0:
-                board.castling_rights = cr
                 key ^= castle_key(cr0 ^ cr)
-            return key, mg, eg, phase
+            pos.bb = bb
+            pos.occ = occ
+            pos.occupied = occupied
+            pos.castling = cr
+            pos.ep = 0
+            pos.hmc = hmc + 1
+            pos.turn = them
+            pos.key = key
+            pos.mg = mg
+            pos.eg = eg
+            pos.king_squares = kings
+            return
+        kings[us] = to
     else:
-        to_bb = BB_SQUARES[to]
-        board.move_stack.append(move)
+        to_bb = SQUARES[to]
         if cr:
             cr &= ~(from_bb | to_bb)
 
     move_mask = from_bb | to_bb
-    if occ_them & to_bb:
-        # Capture: take the victim off its bitboard first (the mover may share it).
-        if pawns & to_bb:
-            captured = chess.PAWN
-            board.pawns = pawns ^ to_bb
-        elif knights & to_bb:
-            captured = chess.KNIGHT
-            board.knights = knights ^ to_bb
-        elif bishops & to_bb:
-            captured = chess.BISHOP
-            board.bishops = bishops ^ to_bb
-        elif rooks & to_bb:
-            captured = chess.ROOK
-            board.rooks = rooks ^ to_bb
-        elif queens & to_bb:
-            captured = chess.QUEEN
-            board.queens = queens ^ to_bb
-        else:
-            captured = chess.KING
-            board.kings = kings ^ to_bb
-            if cr and pt != chess.KING and not promoted & to_bb:
-                if us and to >= 56:
-                    cr &= ~_RANK_8
-                elif not us and to < 8:
-                    cr &= ~_RANK_1
+    captured = squares[to]
+    hmc += 1
+    if captured:
+        bb[captured] ^= to_bb
+        occ[them] ^= to_bb
+        occupied ^= from_bb
         key ^= PIECE_KEYS[captured][them][to]
         mg -= PST_MG[captured][them][to]
         eg -= PST_EG[captured][them][to]
         phase -= PHASE_INC[captured]
-        occ_co[them] = occ_them ^ to_bb
-        board.occupied = occupied ^ from_bb
         hmc = 0
-        if promoted:
-            promoted &= ~move_mask
     else:
-        board.occupied = occupied ^ move_mask
-        if promoted:
-            promoted &= ~from_bb
-        if pt == chess.PAWN:
+        occupied ^= move_mask
+        if pt == 1:
             hmc = 0
             diff = to - frm
             if diff == 16 and frm >> 3 == 1:
-                board.ep_square = frm + 8
-                if _PAWN_ATTACKS[us][frm + 8] & pawns & occ_them:
+                new_ep = frm + 8
+                if PAWN_ATTACKS[1][new_ep] & bb[1] & occ[0]:
                     key ^= EP_KEYS[frm & 7]
             elif diff == -16 and frm >> 3 == 6:
-                board.ep_square = frm - 8
-                if _PAWN_ATTACKS[us][frm - 8] & pawns & occ_them:
+                new_ep = frm - 8
+                if PAWN_ATTACKS[0][new_ep] & bb[1] & occ[1]:
                     key ^= EP_KEYS[frm & 7]
             elif to == ep and (diff == 7 or diff == 9 or diff == -7 or diff == -9):
                 # En passant: the captured pawn stands behind the target square.
                 cap_sq = ep - 8 if us else ep + 8
-                cap_bb = BB_SQUARES[cap_sq]
-                pawns ^= cap_bb
-                board.pawns = pawns
-                occ_co[them] = occ_them ^ cap_bb
-                board.occupied ^= cap_bb
-                if promoted:
-                    promoted &= ~cap_bb
-                key ^= PIECE_KEYS[chess.PAWN][them][cap_sq]
-                mg -= PST_MG[chess.PAWN][them][cap_sq]
-                eg -= PST_EG[chess.PAWN][them][cap_sq]
-    occ_co[us] = occ_us ^ move_mask
+                cap_bb = SQUARES[cap_sq]
+                bb[1] ^= cap_bb
+                occ[them] ^= cap_bb
+                occupied ^= cap_bb
+                key ^= PIECE_KEYS[1][them][cap_sq]
+                mg -= PST_MG[1][them][cap_sq]
+                eg -= PST_EG[1][them][cap_sq]
+                squares[cap_sq] = 0
+                extra = ((cap_sq, 1),)
+    occ[us] ^= move_mask
 
-    promotion = move.promotion
+    promotion = move >> 12
     if promotion:
-        board.pawns ^= from_bb
-        if promotion == chess.QUEEN:
-            board.queens ^= to_bb
-        elif promotion == chess.KNIGHT:
-            board.knights ^= to_bb
-        elif promotion == chess.ROOK:
-            board.rooks ^= to_bb
-        else:
-            board.bishops ^= to_bb
-        board.promoted = promoted | to_bb
+        bb[1] ^= from_bb
+        bb[promotion] ^= to_bb
+        squares[to] = promotion
         phase += PHASE_INC[promotion]
-        key ^= PIECE_KEYS[pt][us][frm] ^ PIECE_KEYS[promotion][us][to]
-        mg += PST_MG[promotion][us][to] - PST_MG[pt][us][frm]
-        eg += PST_EG[promotion][us][to] - PST_EG[pt][us][frm]
+        key ^= PIECE_KEYS[1][us][frm] ^ PIECE_KEYS[promotion][us][to]
+        mg += PST_MG[promotion][us][to] - PST_MG[1][us][frm]
+        eg += PST_EG[promotion][us][to] - PST_EG[1][us][frm]
     else:
-        if pt == chess.PAWN:
-            board.pawns ^= move_mask
-        elif pt == chess.KNIGHT:
-            board.knights ^= move_mask
-        elif pt == chess.BISHOP:
-            board.bishops ^= move_mask
-        elif pt == chess.ROOK:
-            board.rooks ^= move_mask
-        elif pt == chess.QUEEN:
-            board.queens ^= move_mask
-        else:
-            board.kings ^= move_mask
-        if promoted0:
-            board.promoted = promoted | to_bb if promoted0 & from_bb else promoted
-        key ^= PIECE_KEYS[pt][us][frm] ^ PIECE_KEYS[pt][us][to]
-        mg += PST_MG[pt][us][to] - PST_MG[pt][us][frm]
-        eg += PST_EG[pt][us][to] - PST_EG[pt][us][frm]
+        bb[pt] ^= move_mask
+        squares[to] = pt
+        keys = PIECE_KEYS[pt][us]
+        key ^= keys[frm] ^ keys[to]
+        table = PST_MG[pt][us]
+        mg += table[to] - table[frm]
+        table = PST_EG[pt][us]
+        eg += table[to] - table[frm]
+    squares[frm] = 0
 
-    board.halfmove_clock = hmc
-    board.turn = them
+    pos.stack.append((old_bb, old_occ, pos.occupied, cr0, ep, pos.hmc, pos.key, pos.mg, pos.eg, pos.phase,
+                      pos.king_squares, frm, pt, to, captured, extra))
     if cr != cr0:
-        board.castling_rights = cr
         key ^= castle_key(cr0 ^ cr)
-    return key, mg, eg, phase
+    pos.bb = bb
+    pos.occ = occ
+    pos.occupied = occupied
+    pos.castling = cr
+    pos.ep = new_ep
+    pos.hmc = hmc
+    pos.turn = them
+    pos.key = key
+    pos.mg = mg
+    pos.eg = eg
+    pos.phase = phase
+    pos.king_squares = kings
 
 
-def do_null(board: chess.Board, key: int) -> int:
-    """Play a null move (pass) and return the new key (material is unchanged); undo with ``undo_move``."""
-    occ_co = board.occupied_co
-    us = board.turn
-    ep = board.ep_square
-    stack = board._stack
-    saved = (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-             occ_co[0], occ_co[1], board.occupied, board.promoted, us, board.castling_rights, ep,
-             board.halfmove_clock, board.fullmove_number)
-    if not stack:
-        board.castling_rights = board.clean_castling_rights()
-    stack.append(saved)
-    board.move_stack.append(_NULL_MOVE)
-    if ep is not None:
-        if _PAWN_ATTACKS[not us][ep] & board.pawns & occ_co[us]:
+def do_null(pos: Position) -> None:
+    """Play a null move (pass); undo with ``undo_move``."""
+    us = pos.turn
+    ep = pos.ep
+    key = pos.key
+    pos.stack.append((pos.bb, pos.occ, pos.occupied, pos.castling, ep, pos.hmc, key, pos.mg, pos.eg, pos.phase,
+                      pos.king_squares, 64, 0, 64, 0, _NO_EXTRA))
+    if ep:
+        if PAWN_ATTACKS[us ^ 1][ep] & pos.bb[1] & pos.occ[us]:
             key ^= EP_KEYS[ep & 7]
-        board.ep_square = None
-    board.halfmove_clock += 1
-    if not us:
-        board.fullmove_number += 1
-    board.turn = not us
-    return key ^ TURN_KEY
+        pos.ep = 0
+    pos.hmc += 1
+    pos.turn = us ^ 1
+    pos.key = key ^ TURN_KEY
 
 
-def undo_move(board: chess.Board) -> None:
-    """Take back the last ``do_move`` or ``do_null``: ``board`` equals the position before it."""
-    board.move_stack.pop()
-    (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings, white, black,
-     board.occupied, board.promoted, board.turn, board.castling_rights, board.ep_square,
-     board.halfmove_clock, board.fullmove_number) = board._stack.pop()
-    occ_co = board.occupied_co
-    occ_co[0] = white
-    occ_co[1] = black
+def undo_move(pos: Position) -> None:
+    """Take back the last ``do_move`` or ``do_null``: ``pos`` equals the position before it."""
+    (pos.bb, pos.occ, pos.occupied, pos.castling, pos.ep, pos.hmc, pos.key, pos.mg, pos.eg, pos.phase,
+     pos.king_squares, frm, pt, to, captured, extra) = pos.stack.pop()
+    squares = pos.squares
+    for square, piece in extra:
+        squares[square] = piece
+    squares[to] = captured
+    squares[frm] = pt
+    pos.turn ^= 1

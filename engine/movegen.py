@@ -1,160 +1,445 @@
-"""Own legal capture generation for the hot loop.
+"""Legal move generation on the search's own board (``engine.board.Position``), as move codes.
 
-``legal_captures(board)`` returns exactly ``list(board.generate_legal_captures())``, in the
-same order (so the search, its node counts and the bench signature do not change), but
-in one plain loop: python-chess's general generator chains three generators, asks
-``generate_castling_moves`` and the pawn pushes for moves the capture mask then drops, and
-calls ``_is_safe`` per move. When the side to move is in check (evasions) or has no king,
-python-chess's own generator is used. tests/engine/test_movegen.py checks the equality on the
-perft suites and on positions from random games.
+Every list comes out in python-chess's order, move for move (pieces from the highest square
+down, each to its targets from the highest down, then castling, pawn captures, single and
+double pushes, en passant; in check python-chess's evasions), so the stable sorts of move
+ordering, the search and its node counts are what they were with python-chess's generators.
+tests/engine/test_movegen.py checks the equality on the perft suites and random games.
+
+* ``generate(pos, from_mask, to_mask)``: python-chess's ``generate_legal_moves``.
+* ``legal_captures(pos, in_check)``: ``generate_legal_captures`` (captures, then en passant).
+* ``legal_quiets(pos, in_check)``: the legal moves that capture nothing (``generate_legal_moves``
+  to the squares the opponent does not occupy, less en passant).
+* ``queen_promotions(pos, in_check)``: the legal non-capturing promotions to a queen.
+* ``is_legal(pos, move)``: python-chess's ``is_legal`` for the moves these functions produce.
+
+The captures and quiets of a side not in check (most nodes) have their own plain loops;
+everything else goes through ``generate``, a line-by-line port of python-chess's generator.
 """
 
-from typing import Callable, List
+from typing import List
 
-import chess
+from engine.attacks import (ALL, BACKRANKS, BETWEEN, BISHOP_RAYS, DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS,
+                            FILE_MASKS, KING, KNIGHT, LINE, PAWN_ATTACKS, RANK_ATTACKS, RANK_MASKS, RANKS,
+                            ROOK_RAYS, SQUARES, msb)
+from engine.board import Position, attackers
 
-_BB_SQUARES = chess.BB_SQUARES
-_BB_PAWN_ATTACKS = chess.BB_PAWN_ATTACKS
-_BACKRANKS = chess.BB_RANK_1 | chess.BB_RANK_8
-_ray = chess.ray
-_Move = chess.Move
-_QUEEN, _ROOK, _BISHOP, _KNIGHT = chess.QUEEN, chess.ROOK, chess.BISHOP, chess.KNIGHT
+_RANK_3_4 = RANKS[2] | RANKS[3]
+_RANK_6_5 = RANKS[5] | RANKS[4]
+_PROMOTIONS = (5 << 12, 4 << 12, 3 << 12, 2 << 12)
+"""python-chess's promotion order: queen, rook, bishop, knight."""
 
 
-def _piece_moves(board: chess.Board, pieces: int, to_mask: int, king: int, blockers: int,
-                 append: Callable[[chess.Move], None]) -> None:
-    """Moves of ``pieces`` (no pawns) to ``to_mask``, highest square first: a pinned piece only
-    along its pin, the king not onto an attacked square (python-chess's _is_safe; the side to
-    move is not in check). Bit loops are written out: a generator per bitboard (python-chess's
-    scan_reversed) costs more than the loop body here."""
-    attacks_mask = board.attacks_mask
-    attackers_mask = board.attackers_mask
-    them = not board.turn
-    king_bb = _BB_SQUARES[king]
-    while pieces:
-        from_square = pieces.bit_length() - 1
-        pieces ^= _BB_SQUARES[from_square]
-        targets = attacks_mask(from_square) & to_mask
-        if not targets:
+def slider_blockers(pos: Position, king: int, us: int) -> int:
+    """Our pieces that are the only piece between our king and an enemy slider (pinned)."""
+    bb = pos.bb
+    queens = bb[5]
+    snipers = ((ROOK_RAYS[king] & (bb[4] | queens)) | (BISHOP_RAYS[king] & (bb[3] | queens))) & pos.occ[us ^ 1]
+    if not snipers:
+        return 0
+    occupied = pos.occupied
+    blockers = 0
+    base = king << 6
+    while snipers:
+        sniper = msb(snipers)
+        snipers ^= SQUARES[sniper]
+        between = BETWEEN[base | sniper] & occupied  # never holds h8 (a corner)
+        if between and not between & (between - 1):
+            blockers |= between
+    return blockers & pos.occ[us]
+
+
+def piece_attacks(pt: int, square: int, occupied: int) -> int:
+    """Squares a knight, bishop, rook, queen or king (``pt``) on ``square`` attacks."""
+    if pt == 2:
+        return KNIGHT[square]
+    if pt == 6:
+        return KING[square]
+    attacks = 0
+    if pt != 4:
+        attacks = DIAG_ATTACKS[square][DIAG_MASKS[square] & occupied]
+    if pt != 3:
+        attacks |= (RANK_ATTACKS[square][RANK_MASKS[square] & occupied]
+                    | FILE_ATTACKS[square][FILE_MASKS[square] & occupied])
+    return attacks
+
+
+def _ep_safe(pos: Position, king: int, blockers: int, capturer: int) -> bool:
+    """python-chess's ``_is_safe`` for an en-passant capture: the capturer not pinned off the
+    line, and the king not exposed along the rank (or a diagonal) when both pawns leave."""
+    ep = pos.ep
+    if blockers & SQUARES[capturer] and not LINE[capturer << 6 | ep] & SQUARES[king]:
+        return False
+    us = pos.turn
+    last_double = ep - 8 if us else ep + 8
+    occupancy = pos.occupied & ~SQUARES[last_double] & ~SQUARES[capturer] | SQUARES[ep]
+    bb = pos.bb
+    them = pos.occ[us ^ 1]
+    if RANK_ATTACKS[king][RANK_MASKS[king] & occupancy] & them & (bb[4] | bb[5]):
+        return False
+    if DIAG_ATTACKS[king][DIAG_MASKS[king] & occupancy] & them & (bb[3] | bb[5]):
+        return False
+    return True
+
+
+def _pseudo_ep(pos: Position, from_mask: int, to_mask: int, king: int, blockers: int, moves: List[int]) -> None:
+    """python-chess's ``generate_pseudo_legal_ep``, kept when safe (all of them without a king)."""
+    ep = pos.ep
+    if not ep or not SQUARES[ep] & to_mask or SQUARES[ep] & pos.occupied:
+        return
+    us = pos.turn
+    capturers = pos.bb[1] & pos.occ[us] & from_mask & PAWN_ATTACKS[us ^ 1][ep] & RANKS[4 if us else 3]
+    while capturers:
+        frm = msb(capturers)
+        capturers ^= SQUARES[frm]
+        if king < 0 or _ep_safe(pos, king, blockers, frm):
+            moves.append(frm << 6 | ep)
+
+
+def _castling(pos: Position, from_mask: int, to_mask: int, moves: List[int]) -> None:
+    """python-chess's ``generate_castling_moves`` (standard notation e1g1 unless Chess960)."""
+    us = pos.turn
+    king = pos.king_squares[us]
+    backrank = RANKS[0] if us else RANKS[7]
+    if king < 0:
+        return
+    king_bb = SQUARES[king]
+    if not king_bb & backrank & from_mask:
+        return
+    candidates = pos.castling & backrank & to_mask
+    occupied = pos.occupied
+    them = us ^ 1
+    rank = 0 if us else 56
+    while candidates:
+        candidate = msb(candidates)
+        candidates ^= SQUARES[candidate]
+        rook = SQUARES[candidate]
+        if candidate < king:
+            king_to, rook_to = rank + 2, rank + 3
+        else:
+            king_to, rook_to = rank + 6, rank + 5
+        king_to_bb = SQUARES[king_to]
+        rook_to_bb = SQUARES[rook_to]
+        king_path = BETWEEN[king << 6 | king_to]
+        rook_path = BETWEEN[candidate << 6 | rook_to]
+        if (occupied ^ king_bb ^ rook) & (king_path | rook_path | king_to_bb | rook_to_bb):
             continue
-        if from_square == king:
+        if _attacked_for_king(pos, them, king_path | king_bb, occupied ^ king_bb):
+            continue
+        if _attacked_for_king(pos, them, king_to_bb, occupied ^ king_bb ^ rook ^ rook_to_bb):
+            continue
+        if not pos.chess960 and (king == 4 or king == 60) and (candidate & 7 == 7 or candidate & 7 == 0) \
+                and candidate >> 3 == king >> 3:
+            moves.append(king << 6 | king_to)  # python-chess's _from_chess960: e1g1, e1c1, e8g8, e8c8
+        else:
+            moves.append(king << 6 | candidate)
+
+
+def _attacked_for_king(pos: Position, them: int, path: int, occupied: int) -> bool:
+    while path:
+        square = msb(path)
+        path ^= SQUARES[square]
+        if attackers(pos, them, square, occupied):
+            return True
+    return False
+
+
+def _pseudo(pos: Position, from_mask: int, to_mask: int, king: int, blockers: int, moves: List[int],
+            en_passant: bool = True) -> None:
+    """python-chess's ``generate_pseudo_legal_moves`` filtered by its ``_is_safe`` (no filter
+    when ``king`` is -1: no king); ``en_passant=False`` leaves en-passant captures out."""
+    us = pos.turn
+    them = us ^ 1
+    bb = pos.bb
+    occ = pos.occ
+    own = occ[us]
+    occupied = pos.occupied
+    squares = pos.squares
+    append = moves.append
+    king_bb = SQUARES[king] if king >= 0 else 0
+
+    pieces = own & ~bb[1] & from_mask
+    while pieces:
+        frm = msb(pieces)
+        pieces ^= SQUARES[frm]
+        targets = piece_attacks(squares[frm], frm, occupied) & ~own & to_mask
+        base = frm << 6
+        if frm == king:
             while targets:
-                to_square = targets.bit_length() - 1
-                targets ^= _BB_SQUARES[to_square]
-                if not attackers_mask(them, to_square):
-                    append(_Move(from_square, to_square))
-        elif blockers & _BB_SQUARES[from_square]:
+                to = msb(targets)
+                targets ^= SQUARES[to]
+                if not attackers(pos, them, to, occupied):
+                    append(base | to)
+        elif blockers & SQUARES[frm]:
             while targets:
-                to_square = targets.bit_length() - 1
-                targets ^= _BB_SQUARES[to_square]
-                if _ray(from_square, to_square) & king_bb:
-                    append(_Move(from_square, to_square))
+                to = msb(targets)
+                targets ^= SQUARES[to]
+                if LINE[base | to] & king_bb:
+                    append(base | to)
         else:
             while targets:
-                to_square = targets.bit_length() - 1
-                targets ^= _BB_SQUARES[to_square]
-                append(_Move(from_square, to_square))
+                to = msb(targets)
+                targets ^= SQUARES[to]
+                append(base | to)
 
+    if from_mask & bb[6]:
+        _castling(pos, from_mask, to_mask, moves)
 
-def _pawn_move(from_square: int, to_square: int, append: Callable[[chess.Move], None]) -> None:
-    """A pawn move, or onto the last rank its promotions in python-chess's order (queen, rook,
-    bishop, knight)."""
-    if _BB_SQUARES[to_square] & _BACKRANKS:
-        append(_Move(from_square, to_square, _QUEEN))
-        append(_Move(from_square, to_square, _ROOK))
-        append(_Move(from_square, to_square, _BISHOP))
-        append(_Move(from_square, to_square, _KNIGHT))
-    else:
-        append(_Move(from_square, to_square))
-
-
-def legal_captures(board: chess.Board) -> List[chess.Move]:
-    """``list(board.generate_legal_captures())``, computed faster (standard chess and Chess960)."""
-    turn = board.turn
-    us = board.occupied_co[turn]
-    them = board.occupied_co[not turn]
-    king_mask = board.kings & us
-    if not king_mask:
-        return list(board.generate_legal_captures())
-    king = king_mask.bit_length() - 1
-    if board.attackers_mask(not turn, king):
-        return list(board.generate_legal_captures())  # evasions: python-chess's generator
-    blockers = board._slider_blockers(king)  # our pinned pieces (python-chess's own helper)
-    king_bb = _BB_SQUARES[king]
-    moves: List[chess.Move] = []
-    append = moves.append
-    pawns = board.pawns & us
-
-    _piece_moves(board, us & ~pawns, them, king, blockers, append)
-
-    # Pawn captures.
-    pawn_attacks = _BB_PAWN_ATTACKS[turn]
-    while pawns:
-        from_square = pawns.bit_length() - 1
-        pawns ^= _BB_SQUARES[from_square]
-        targets = pawn_attacks[from_square] & them
-        if not targets:
-            continue
-        pinned = blockers & _BB_SQUARES[from_square]
-        while targets:
-            to_square = targets.bit_length() - 1
-            targets ^= _BB_SQUARES[to_square]
-            if pinned and not _ray(from_square, to_square) & king_bb:
-                continue
-            _pawn_move(from_square, to_square, append)
-
-    if board.ep_square is not None:
-        moves.extend(board.generate_legal_ep())
-    return moves
-
-
-def legal_quiets(board: chess.Board) -> List[chess.Move]:
-    """The legal moves that capture nothing, in python-chess's order: ``generate_legal_moves``
-    to the squares the opponent does not occupy, less its en passant captures (which land on
-    an empty square and are captures all the same)."""
-    turn = board.turn
-    us = board.occupied_co[turn]
-    them = board.occupied_co[not turn]
-    king_mask = board.kings & us
-    if not king_mask or board.attackers_mask(not turn, king_mask.bit_length() - 1):
-        is_en_passant = board.is_en_passant
-        return [move for move in board.generate_legal_moves(chess.BB_ALL, ~them) if not is_en_passant(move)]
-    king = king_mask.bit_length() - 1
-    blockers = board._slider_blockers(king)
-    king_bb = _BB_SQUARES[king]
-    empty = ~board.occupied & chess.BB_ALL
-    moves: List[chess.Move] = []
-    append = moves.append
-    pawns = board.pawns & us
-
-    # Pieces, then castling (python-chess checks it).
-    _piece_moves(board, us & ~pawns, empty, king, blockers, append)
-    if board.castling_rights & us:
-        moves.extend(board.generate_castling_moves())
-
-    # Pawn pushes: single (with promotions), then double.
+    pawns = bb[1] & own & from_mask
     if not pawns:
-        return moves
-    if turn:
-        single = pawns << 8 & empty
-        double = single << 8 & empty & (chess.BB_RANK_3 | chess.BB_RANK_4)
-        step = -8
+        return
+    pawn_attacks = PAWN_ATTACKS[us]
+    opp = occ[them] & to_mask
+    capturers = pawns
+    while capturers:
+        frm = msb(capturers)
+        capturers ^= SQUARES[frm]
+        targets = pawn_attacks[frm] & opp
+        base = frm << 6
+        pinned = blockers & SQUARES[frm]
+        while targets:
+            to = msb(targets)
+            targets ^= SQUARES[to]
+            if pinned and not LINE[base | to] & king_bb:
+                continue
+            if SQUARES[to] & BACKRANKS:
+                for promotion in _PROMOTIONS:
+                    append(base | to | promotion)
+            else:
+                append(base | to)
+
+    empty = ~occupied
+    if us:
+        single = pawns << 8  # pawns stand on ranks 2-7: only h7 reaches the sign bit
+        if single >> 63:
+            single -= 1 << 64
+        single &= empty
+        double = (single & RANKS[2]) << 8 & empty
+        step = 8
     else:
         single = pawns >> 8 & empty
-        double = single >> 8 & empty & (chess.BB_RANK_6 | chess.BB_RANK_5)
-        step = 8
+        double = (single & RANKS[5]) >> 8 & empty
+        step = -8
+    single &= to_mask
+    double &= to_mask
     while single:
-        to_square = single.bit_length() - 1
-        single ^= _BB_SQUARES[to_square]
-        from_square = to_square + step
-        if blockers & _BB_SQUARES[from_square] and not _ray(from_square, to_square) & king_bb:
+        to = msb(single)
+        single ^= SQUARES[to]
+        frm = to - step
+        if blockers & SQUARES[frm] and not LINE[frm << 6 | to] & king_bb:
             continue
-        _pawn_move(from_square, to_square, append)
+        if SQUARES[to] & BACKRANKS:
+            for promotion in _PROMOTIONS:
+                append(frm << 6 | to | promotion)
+        else:
+            append(frm << 6 | to)
     while double:
-        to_square = double.bit_length() - 1
-        double ^= _BB_SQUARES[to_square]
-        from_square = to_square + 2 * step
-        if blockers & _BB_SQUARES[from_square] and not _ray(from_square, to_square) & king_bb:
+        to = msb(double)
+        double ^= SQUARES[to]
+        frm = to - 2 * step
+        if blockers & SQUARES[frm] and not LINE[frm << 6 | to] & king_bb:
             continue
-        append(_Move(from_square, to_square))
+        append(frm << 6 | to)
+
+    if en_passant and pos.ep:
+        _pseudo_ep(pos, from_mask, to_mask, king, blockers, moves)
+
+
+def _evasions(pos: Position, king: int, checkers: int, blockers: int, from_mask: int, to_mask: int,
+              moves: List[int]) -> None:
+    """python-chess's ``_generate_evasions`` filtered by ``_is_safe``."""
+    us = pos.turn
+    them = us ^ 1
+    bb = pos.bb
+    occupied = pos.occupied
+    sliders = checkers & (bb[3] | bb[4] | bb[5])
+    attacked = 0
+    while sliders:
+        checker = msb(sliders)
+        sliders ^= SQUARES[checker]
+        attacked |= LINE[king << 6 | checker] & ~SQUARES[checker]
+    if SQUARES[king] & from_mask:
+        targets = KING[king] & ~pos.occ[us] & ~attacked & to_mask
+        while targets:
+            to = msb(targets)
+            targets ^= SQUARES[to]
+            if not attackers(pos, them, to, occupied):
+                moves.append(king << 6 | to)
+    checker = msb(checkers)
+    if SQUARES[checker] == checkers:
+        # Capture or block a single checker.
+        target = BETWEEN[king << 6 | checker] | checkers
+        _pseudo(pos, ~bb[6] & from_mask, target & to_mask, king, blockers, moves)
+        ep = pos.ep
+        if ep and not SQUARES[ep] & target:
+            # Capture the checking pawn en passant.
+            if (ep - 8 if us else ep + 8) == checker:
+                _pseudo_ep(pos, from_mask, to_mask, king, blockers, moves)
+
+
+def generate(pos: Position, from_mask: int = ALL, to_mask: int = ALL) -> List[int]:
+    """python-chess's ``generate_legal_moves(from_mask, to_mask)`` as a list of move codes."""
+    moves: List[int] = []
+    us = pos.turn
+    king = pos.king_squares[us]
+    if king < 0:
+        _pseudo(pos, from_mask, to_mask, -1, 0, moves)
+        return moves
+    blockers = slider_blockers(pos, king, us)
+    checkers = attackers(pos, us ^ 1, king, pos.occupied)
+    if checkers:
+        _evasions(pos, king, checkers, blockers, from_mask, to_mask, moves)
+    else:
+        _pseudo(pos, from_mask, to_mask, king, blockers, moves)
     return moves
+
+
+def _legal_ep(pos: Position, moves: List[int]) -> None:
+    """python-chess's ``generate_legal_ep``: en-passant captures that do not leave the king in check."""
+    ep = pos.ep
+    if not ep:
+        return
+    us = pos.turn
+    king = pos.king_squares[us]
+    if king < 0:
+        _pseudo_ep(pos, ALL, ALL, -1, 0, moves)
+        return
+    checkers = attackers(pos, us ^ 1, king, pos.occupied)
+    if checkers:
+        # Legal only as an evasion: a single checker, the pawn that just moved or one the
+        # capture blocks.
+        checker = msb(checkers)
+        if SQUARES[checker] != checkers:
+            return
+        if not SQUARES[ep] & BETWEEN[king << 6 | checker] and (ep - 8 if us else ep + 8) != checker:
+            return
+    _pseudo_ep(pos, ALL, ALL, king, slider_blockers(pos, king, us), moves)
+
+
+def legal_captures(pos: Position, in_check: bool) -> List[int]:
+    """python-chess's ``list(generate_legal_captures())`` as move codes. ``in_check``: whether
+    the side to move is in check (the caller knows)."""
+    us = pos.turn
+    them = us ^ 1
+    king = pos.king_squares[us]
+    occ = pos.occ
+    opp = occ[them]
+    if in_check or king < 0:
+        moves = generate(pos, ALL, opp)
+        _legal_ep(pos, moves)
+        return moves
+    # Hot path (quiescence): python-chess's generator for the captures of a side not in check,
+    # in one plain loop (no masks to carry, no castling or pushes to skip).
+    bb = pos.bb
+    own = occ[us]
+    occupied = pos.occupied
+    squares = pos.squares
+    blockers = slider_blockers(pos, king, us)
+    king_bb = SQUARES[king]
+    moves: List[int] = []
+    append = moves.append
+    pawns = bb[1] & own
+
+    pieces = own & ~pawns
+    while pieces:
+        frm = msb(pieces)
+        pieces ^= SQUARES[frm]
+        pt = squares[frm]
+        if pt == 2:
+            targets = KNIGHT[frm] & opp
+        elif pt == 6:
+            targets = KING[frm] & opp
+        else:
+            targets = 0
+            if pt != 4:
+                targets = DIAG_ATTACKS[frm][DIAG_MASKS[frm] & occupied]
+            if pt != 3:
+                targets |= (RANK_ATTACKS[frm][RANK_MASKS[frm] & occupied]
+                            | FILE_ATTACKS[frm][FILE_MASKS[frm] & occupied])
+            targets &= opp
+        if not targets:
+            continue
+        base = frm << 6
+        if frm == king:
+            while targets:
+                to = msb(targets)
+                targets ^= SQUARES[to]
+                if not attackers(pos, them, to, occupied):
+                    append(base | to)
+        elif blockers & SQUARES[frm]:
+            while targets:
+                to = msb(targets)
+                targets ^= SQUARES[to]
+                if LINE[base | to] & king_bb:
+                    append(base | to)
+        else:
+            while targets:
+                to = msb(targets)
+                targets ^= SQUARES[to]
+                append(base | to)
+
+    pawn_attacks = PAWN_ATTACKS[us]
+    while pawns:
+        frm = msb(pawns)
+        pawns ^= SQUARES[frm]
+        targets = pawn_attacks[frm] & opp
+        if not targets:
+            continue
+        base = frm << 6
+        pinned = blockers & SQUARES[frm]
+        while targets:
+            to = msb(targets)
+            targets ^= SQUARES[to]
+            if pinned and not LINE[base | to] & king_bb:
+                continue
+            if SQUARES[to] & BACKRANKS:
+                append(base | to | 20480)
+                append(base | to | 16384)
+                append(base | to | 12288)
+                append(base | to | 8192)
+            else:
+                append(base | to)
+
+    if pos.ep:
+        _pseudo_ep(pos, ALL, ALL, king, blockers, moves)
+    return moves
+
+
+def legal_quiets(pos: Position, in_check: bool) -> List[int]:
+    """The legal moves that capture nothing, in python-chess's order: ``generate_legal_moves``
+    to the squares the opponent does not occupy, less its en-passant captures (which land on
+    an empty square and are captures all the same)."""
+    us = pos.turn
+    king = pos.king_squares[us]
+    moves: List[int] = []
+    if in_check or king < 0:
+        moves = generate(pos, ALL, ~pos.occ[us ^ 1])
+        ep = pos.ep
+        if ep:
+            # A pawn move onto the en-passant square is always the en-passant capture.
+            squares = pos.squares
+            moves = [move for move in moves if not ((move & 63) == ep and squares[move >> 6 & 63] == 1)]
+        return moves
+    _pseudo(pos, ALL, ~pos.occ[us ^ 1], king, slider_blockers(pos, king, us), moves, False)
+    return moves
+
+
+def queen_promotions(pos: Position, in_check: bool) -> List[int]:
+    """The legal promotions to a queen that capture nothing (python-chess's
+    ``generate_legal_moves(pawns, back ranks & ~occupied)``, queens only)."""
+    us = pos.turn
+    pawns = pos.bb[1] & pos.occ[us] & (RANKS[6] if us else RANKS[1])
+    if not pawns:
+        return []
+    moves = generate(pos, pawns, BACKRANKS & ~pos.occupied)
+    return [move for move in moves if move >> 12 == 5]
+
+
+def is_legal(pos: Position, move: int) -> bool:
+    """python-chess's ``is_legal`` for a move code as these generators write it (castling as
+    e1g1 on a standard board, king takes rook in Chess960)."""
+    frm = move >> 6 & 63
+    if not pos.occ[pos.turn] & SQUARES[frm]:
+        return False
+    return move in generate(pos, SQUARES[frm], ALL)
+

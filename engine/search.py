@@ -1,8 +1,11 @@
 """Searcher: iterative deepening, negamax alpha-beta with PVS, quiescence search.
 
 One ``Searcher`` owns all search state (transposition table, killers, history, counters);
-``new_game()`` resets it. ``search()`` runs on a private copy of the board, reports every
-completed iteration through ``on_info`` and returns the last completed iteration's result.
+``new_game()`` resets it. ``search()`` takes a python-chess board and searches the tree on
+its own board (``engine.board.Position``, moves as integer codes: ``engine.attacks``); moves
+become ``chess.Move`` again only in what it reports (``SearchInfo.pv``, ``SearchResult``). It
+reports every completed iteration through ``on_info`` and returns the last completed
+iteration's result.
 The stop flag, the hard time limit and the node limit are checked every ``CHECK_INTERVAL``
 nodes and abort the running iteration by raising ``SearchAborted``. With an ``on_progress``
 callback, the same check reports progress inside long iterations (see ``PROGRESS_AFTER``).
@@ -18,9 +21,12 @@ from typing import Callable, Dict, List, Optional, Tuple
 import chess
 
 from engine import timeman
-from engine.evaluate import blend, evaluate
-from engine.makemove import do_move, do_null, initial_state, undo_move
-from engine.movepick import PIECE_VALUE, history_index, loses_material, move_code, ordered_moves, tactical_moves
+from engine.attacks import from_move, popcount, to_move
+from engine.board import Position, in_check as is_in_check, is_insufficient_material
+from engine.evaluate import evaluate, evaluate_position
+from engine.makemove import do_move, do_null, undo_move
+from engine.movegen import generate
+from engine.movepick import PIECE_VALUE, history_index, loses_material, ordered_moves, tactical_moves
 from engine.tablebase import Tablebases, rank_score
 from engine.tt import EXACT, FIFTY_FREE, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt, tt_key
 from engine.types import (DRAW, INF, MATE, MATE_BOUND, MAX_PLY, TB_BOUND, Limits, SearchInfo, SearchProgress,
@@ -130,7 +136,7 @@ LMR = _lmr_table()
 
 
 class Searcher:
-    """Iterative-deepening alpha-beta searcher over python-chess boards."""
+    """Iterative-deepening alpha-beta searcher: python-chess boards in, ``chess.Move`` out."""
 
     def __init__(self, hash_mb: int = 16, params: Optional[SearchParams] = None) -> None:
         self.params = params or SearchParams()
@@ -138,7 +144,8 @@ class Searcher:
         self.move_overhead_ms = 10
         """Milliseconds subtracted from every time budget (GUI and pipe latency)."""
         self.history = [0] * 8192
-        self.killers: List[List[Optional[chess.Move]]] = [[None, None] for _ in range(MAX_PLY + 2)]
+        self.killers: List[List[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
+        """Two killer move codes per ply (0: none)."""
         self.nodes = 0
         self.seldepth = 0
         self.tablebases: Optional[Tablebases] = None
@@ -160,7 +167,7 @@ class Searcher:
         """Forget everything learned from earlier searches."""
         self.tt.clear()
         self.history = [0] * 8192
-        self.killers = [[None, None] for _ in range(MAX_PLY + 2)]
+        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
 
     def set_hash(self, mb: int) -> None:
         """Resize the transposition table to ``mb`` megabytes (clears it)."""
@@ -208,14 +215,19 @@ class Searcher:
         self._depth_now = 1
         self._root_offset = 0
         self.tt.new_search()
-        self.pv: List[List[chess.Move]] = [[] for _ in range(MAX_PLY + 2)]
+        self.pv: List[List[int]] = [[] for _ in range(MAX_PLY + 2)]
+        """The principal variation found below each ply, as move codes."""
 
-        self.board, self.keys, root_state = self._prepare(board)
+        self.root_board = board.copy()
+        """The root as python-chess knows it (with the game's moves): root-move ranking, the
+        ponder move's legality. The tree moves on ``self.pos`` only."""
+        self.pos, self.keys = self._prepare(board)
+        root_state = None  # the root position is self.pos, unchanged between root moves
         self._root_index = len(self.keys) - 1
         """Index of the root position in ``keys``; ``_prepare`` also set ``_repetition_floor``:
         repetitions are looked for at that index of ``keys`` and later (see ``do_null``)."""
         self._tb_rank: Optional[Dict[int, int]] = None
-        """Tablebase rank of each root move by ``move_code`` when the root is in the tables."""
+        """Tablebase rank of each root move by its code when the root is in the tables."""
         root_moves = self._root_moves(limits, root_state)
         root_error: Optional[Exception] = None
         if self.tablebases is not None and root_moves:
@@ -231,13 +243,13 @@ class Searcher:
         max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
         # Until depth 1 completes, the best guess is the best-ordered root move (hash move,
         # tablebase rank, captures), never just the first legal move.
-        result = SearchResult(root_moves[0])
+        result = SearchResult(to_move(root_moves[0]))
         previous_score = 0
         depth = 0
         self._partial = None
         try:
             for depth in range(1, max_depth + 1):
-                self._partial: Optional[Tuple[int, List[chess.Move], str]] = None
+                self._partial: Optional[Tuple[int, List[int], str]] = None
                 """The best root line of the running iteration so far: (score, pv, bound)."""
                 lines = self._iterate(depth, root_moves, root_state, multipv, previous_score)
                 # Time use grows when the best move just changed or the score fell.
@@ -280,77 +292,80 @@ class Searcher:
         self._on_progress = None
         self._show_currmove = False
         self._next_check = self._next_check_at()
-        work = board.copy()
-        _, mg, eg, phase = initial_state(work)
-        self.board = work
-        return self._qsearch(-INF, INF, ply, mg, eg, phase)
+        self.pos = Position(board)
+        return self._qsearch(-INF, INF, ply)
 
     # -- iterative deepening helpers -----------------------------------------------------------
 
     def _prepare(self, board: chess.Board):
-        """A private board, the keys of the positions since the last irreversible move, the root state.
-
-        The private board is moved on with ``do_move``/``undo_move`` only: from the replay on, its
-        stack holds their tuples, which python-chess's ``pop`` cannot take back."""
+        """The search's own board at the root and the keys of the positions since the last
+        irreversible move (the game's moves since then are replayed on it, for repetitions)."""
         work = board.copy()
         replay = min(len(work.move_stack), work.halfmove_clock)
         moves = [work.pop() for _ in range(replay)][::-1]
-        state = initial_state(work)
-        keys = [state[0]]
+        pos = Position(work)
+        keys = [pos.key]
         self._repetition_floor = 0
         for move in moves:
             if move:
-                state = do_move(work, move, *state)
+                do_move(pos, from_move(move))
             else:  # a null move in the game (PGN "--"): a pass, and no repetition reaches across it
-                state = (do_null(work, state[0]),) + state[1:]
+                do_null(pos)
                 self._repetition_floor = len(keys)
-            keys.append(state[0])
-        return work, keys, state
+            keys.append(pos.key)
+        pos.stack.clear()  # the root: nothing below it is ever taken back
+        return pos, keys
 
-    def _root_moves(self, limits: Limits, root_state) -> List[chess.Move]:
+    def _root_moves(self, limits: Limits, root_state) -> List[int]:
         """Legal root moves (restricted by ``searchmoves``), hash move and captures first."""
-        entry = self.tt.probe(tt_key(root_state[0], self.board.halfmove_clock))
-        ordered = [m for m, _ in ordered_moves(self.board, entry[1] if entry else None, self.killers[0], self.history)]
+        pos = self.pos
+        entry = self.tt.probe(tt_key(pos.key, pos.hmc))
+        ordered = [m for m, _ in ordered_moves(pos, entry[1] if entry else 0, self.killers[0], self.history,
+                                               is_in_check(pos))]
         if limits.searchmoves:
-            wanted = {move_code(m) for m in limits.searchmoves}
-            restricted = [m for m in ordered if move_code(m) in wanted]
+            wanted = {from_move(m) for m in limits.searchmoves}
+            restricted = [m for m in ordered if m in wanted]
             ordered = restricted or ordered
         return ordered
 
-    def _tablebase_root(self, moves: List[chess.Move], root_state) -> List[chess.Move]:
+    def _tablebase_root(self, moves: List[int], root_state) -> List[int]:
         """Root in the tables: the moves in tablebase rank order (DTZ with the fifty-move
         counter and repetitions, as Stockfish ranks them); each line is then searched among
         the moves of one rank only, so the best line always keeps the best result and a win
         makes progress. Outside the tables, or with a table missing, ``moves`` as they are."""
         tablebases = self.tablebases
-        board = self.board
+        board = self.root_board
         if not tablebases.covers(board):
             return moves
         keys = self.keys
+        pos = self.pos
 
         def is_draw_after(move: chess.Move) -> bool:
-            child_key = do_move(board, move, *root_state)[0]
+            do_move(pos, from_move(move))
+            child_key = pos.key
+            board.push(move)
             fifty = board.halfmove_clock >= 100 and not board.is_checkmate()
-            undo_move(board)
+            board.pop()
+            undo_move(pos)
             return fifty or keys.count(child_key) >= 2  # a third occurrence
 
         repeated = len(set(keys)) < len(keys)  # since the last capture or pawn move
-        ranked = tablebases.rank_root_moves(board, moves, repeated, is_draw_after)
+        ranked = tablebases.rank_root_moves(board, [to_move(m) for m in moves], repeated, is_draw_after)
         if ranked is None:
             return moves
         self.tbhits += len(ranked)
-        self._tb_rank = {move_code(move): rank for move, rank in ranked}
-        return [move for move, _ in ranked]
+        self._tb_rank = {from_move(move): rank for move, rank in ranked}
+        return [from_move(move) for move, _ in ranked]
 
-    def _rank_group_end(self, moves: List[chess.Move], index: int) -> int:
+    def _rank_group_end(self, moves: List[int], index: int) -> int:
         """End of the run of moves from ``index`` that share its tablebase rank (all of them
         when the root is not in the tables)."""
         ranks = self._tb_rank
         if ranks is None:
             return len(moves)
-        rank = ranks[move_code(moves[index])]
+        rank = ranks[moves[index]]
         end = index + 1
-        while end < len(moves) and ranks[move_code(moves[end])] == rank:
+        while end < len(moves) and ranks[moves[end]] == rank:
             end += 1
         return end
 
@@ -362,9 +377,9 @@ class Searcher:
             return
         for line in lines:
             if abs(line.score) < MATE_BOUND:
-                line.score = rank_score(ranks[move_code(line.pv[0])])
+                line.score = rank_score(ranks[from_move(line.pv[0])])
 
-    def _iterate(self, depth: int, root_moves: List[chess.Move], state, multipv: int,
+    def _iterate(self, depth: int, root_moves: List[int], state, multipv: int,
                  previous_score: int) -> List[SearchInfo]:
         """One iteration: ``multipv`` root searches, each excluding the moves of better lines."""
         lines = []
@@ -378,18 +393,18 @@ class Searcher:
             root_moves.remove(pv[0])
             root_moves.insert(index, pv[0])
             lines.append(SearchInfo(depth=depth, seldepth=self.seldepth, score=score, nodes=self.nodes,
-                                    time_ms=self._elapsed_ms(), pv=pv, multipv=index + 1,
+                                    time_ms=self._elapsed_ms(), pv=[to_move(m) for m in pv], multipv=index + 1,
                                     hashfull=self.tt.hashfull(), tbhits=self.tbhits))
         ranks = self._tb_rank
         if ranks is None:
             lines.sort(key=lambda line: -line.score)
         else:  # a better tablebase rank first, whatever the search thinks of the position
-            lines.sort(key=lambda line: (-ranks[move_code(line.pv[0])], -line.score))
+            lines.sort(key=lambda line: (-ranks[from_move(line.pv[0])], -line.score))
         for rank, line in enumerate(lines, 1):
             line.multipv = rank
         return lines
 
-    def _aspiration(self, depth: int, moves: List[chess.Move], state, guess: Optional[int], track: bool = False):
+    def _aspiration(self, depth: int, moves: List[int], state, guess: Optional[int], track: bool = False):
         """Aspiration windows: search a narrow window around the last score, widen on failure.
         ``track``: keep the best line so far in ``_partial`` (the first MultiPV line)."""
         params = self.params
@@ -409,11 +424,11 @@ class Searcher:
             if delta > 1000:
                 alpha, beta = -INF, INF
 
-    def _search_root(self, depth: int, alpha: int, beta: int, moves: List[chess.Move], state,
+    def _search_root(self, depth: int, alpha: int, beta: int, moves: List[int], state,
                      track: bool = False):
-        """PVS over the root moves; returns (score, pv). The first move gets the full window.
-        ``track``: each new best line goes to ``_partial`` as soon as it is found."""
-        board = self.board
+        """PVS over the root moves; returns (score, pv of move codes). The first move gets the
+        full window. ``track``: each new best line goes to ``_partial`` as soon as it is found."""
+        pos = self.pos
         keys = self.keys
         pv_table = self.pv
         pruning = self.params.pruning
@@ -421,18 +436,18 @@ class Searcher:
         best, best_pv = -INF, [moves[0]]
         for index, move in enumerate(moves):
             if self._show_currmove:
-                self._report_currmove(depth, move, index)
-            child = do_move(board, move, *state)
-            keys.append(child[0])
-            gives_check = board.is_check()
+                self._report_currmove(depth, to_move(move), index)
+            do_move(pos, move)
+            keys.append(pos.key)
+            gives_check = is_in_check(pos)
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
             if index == 0:
-                score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True, gives_check)
+                score = -self._negamax(new_depth, -beta, -alpha, 1, True, gives_check)
             else:
-                score = -self._negamax(new_depth, -alpha - 1, -alpha, 1, *child, True, gives_check)
+                score = -self._negamax(new_depth, -alpha - 1, -alpha, 1, True, gives_check)
                 if alpha < score < beta:
-                    score = -self._negamax(new_depth, -beta, -alpha, 1, *child, True, gives_check)
-            undo_move(board)
+                    score = -self._negamax(new_depth, -beta, -alpha, 1, True, gives_check)
+            undo_move(pos)
             keys.pop()
             if score > best:
                 best = score
@@ -444,7 +459,7 @@ class Searcher:
                     if alpha >= beta:
                         break
         bound = LOWER if best >= beta else (EXACT if best > original_alpha else UPPER)
-        self.tt.store(tt_key(state[0], board.halfmove_clock), best_pv[0], score_to_tt(best, 0), depth, bound)
+        self.tt.store(tt_key(pos.key, pos.hmc), best_pv[0], score_to_tt(best, 0), depth, bound)
         return best, best_pv
 
     def _result(self, lines: List[SearchInfo], root_state) -> SearchResult:
@@ -452,12 +467,16 @@ class Searcher:
         pv = lines[0].pv
         ponder = pv[1] if len(pv) > 1 else None
         if ponder is None:
-            board = self.board
-            child = do_move(board, pv[0], *root_state)
-            entry = self.tt.probe(tt_key(child[0], board.halfmove_clock))
-            if entry is not None and entry[1] is not None and board.is_legal(entry[1]):
-                ponder = entry[1]
-            undo_move(board)
+            pos = self.pos
+            do_move(pos, from_move(pv[0]))
+            entry = self.tt.probe(tt_key(pos.key, pos.hmc))
+            undo_move(pos)
+            if entry is not None and entry[1]:
+                board = self.root_board
+                board.push(pv[0])
+                if board.is_legal(to_move(entry[1])):
+                    ponder = to_move(entry[1])
+                board.pop()
         return SearchResult(pv[0], ponder, lines, self.nodes, self._elapsed_ms())
 
     def _interrupted(self, result: SearchResult, depth: int, previous_score: int, multipv: int,
@@ -469,10 +488,10 @@ class Searcher:
         if partial is None or multipv != 1:
             return result
         score, pv, bound = partial
-        if result.lines and (pv[0] == result.best_move or score <= previous_score):
+        if result.lines and (to_move(pv[0]) == result.best_move or score <= previous_score):
             return result
         line = SearchInfo(depth=depth, seldepth=self.seldepth, score=score, nodes=self.nodes,
-                          time_ms=self._elapsed_ms(), pv=pv, bound=bound, hashfull=self.tt.hashfull(),
+                          time_ms=self._elapsed_ms(), pv=[to_move(m) for m in pv], bound=bound, hashfull=self.tt.hashfull(),
                           tbhits=self.tbhits)
         self._show_tablebase_scores([line])
         return self._result([line], root_state)
@@ -563,28 +582,29 @@ class Searcher:
                 seen_before_root = True
         return False
 
-    def _negamax(self, depth: int, alpha: int, beta: int, ply: int,
-                 key: int, mg: int, eg: int, phase: int, null_ok: bool, in_check: bool) -> int:
-        """Fail-soft principal variation search; scores from the side to move. ``in_check``:
-        whether the side to move is in check (the parent knows it already: it looked for
-        the check extension, so the child does not ask python-chess again)."""
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int, null_ok: bool, in_check: bool) -> int:
+        """Fail-soft principal variation search on ``self.pos``; scores from the side to move.
+        ``in_check``: whether the side to move is in check (the parent knows it already: it
+        looked for the check extension)."""
         # This node's line starts empty: a return before the move loop (draw, TT, tablebase,
         # quiescence) leaves no line of an earlier sibling here for the parent to adopt.
         pv_table = self.pv
         pv_table[ply] = []
-        board = self.board
+        pos = self.pos
+        key = pos.key
 
         # Step 1. Draws by the fifty-move rule, repetition, insufficient material (also at the
         # horizon: the quiescence search below never sees a repetition).
-        hmc = board.halfmove_clock
-        if hmc >= 100 and (not in_check or any(board.generate_legal_moves())):
+        hmc = pos.hmc
+        if hmc >= 100 and (not in_check or generate(pos)):
             return DRAW
         if hmc >= 4 and self._is_repetition(key, hmc):
             return DRAW
-        if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
+        bb = pos.bb
+        if not (bb[1] | bb[4] | bb[5]) and is_insufficient_material(pos):
             return DRAW
         if depth <= 0:
-            return self._qsearch(alpha, beta, ply, mg, eg, phase, in_check)
+            return self._qsearch(alpha, beta, ply, in_check)
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._check()
@@ -592,17 +612,21 @@ class Searcher:
             self.seldepth = ply
         pv_node = beta - alpha > 1
         if ply >= MAX_PLY:
-            return blend(board, mg, eg, phase)
+            return evaluate_position(pos)
 
         # Step 1b. Tablebase probe right after a capture or pawn move (WDL is exact only with
         # a zeroed fifty-move counter); one attribute test when no tables are set.
-        if self.tablebases is not None and hmc == 0 and self.tablebases.covers(board):
-            wdl = self.tablebases.wdl(board)
-            if wdl is not None:
-                self.tbhits += 1
-                score = self.tablebases.wdl_score(wdl, ply)
-                self.tt.store(key, None, score_to_tt(score, ply), MAX_PLY, EXACT)  # hmc 0: key is its table key
-                return score
+        tablebases = self.tablebases
+        if tablebases is not None and hmc == 0 and not pos.castling \
+                and popcount(pos.occupied) <= tablebases.max_pieces:
+            board = pos.to_board()
+            if tablebases.covers(board):
+                wdl = tablebases.wdl(board)
+                if wdl is not None:
+                    self.tbhits += 1
+                    score = tablebases.wdl_score(wdl, ply)
+                    self.tt.store(key, 0, score_to_tt(score, ply), MAX_PLY, EXACT)  # hmc 0: key is its table key
+                    return score
 
         # Step 2. Mate distance pruning: no line here can beat a mate already found nearer the root.
         alpha = max(alpha, -MATE + ply)
@@ -613,7 +637,7 @@ class Searcher:
         # Step 3. Transposition table cutoff (never at PV nodes, which keeps PVs whole).
         table_key = key if hmc < FIFTY_FREE else tt_key(key, hmc)
         entry = self.tt.probe(table_key)
-        tt_move = None
+        tt_move = 0
         if entry is not None:
             tt_move = entry[1]
             if entry[3] >= depth and not pv_node:
@@ -626,25 +650,24 @@ class Searcher:
         pruning = params.pruning
         if pruning and not pv_node and not in_check:
             # The static evaluation is only needed by the two prunings below.
-            static = blend(board, mg, eg, phase)
+            static = evaluate_position(pos)
             # Step 4. Reverse futility pruning: far above beta, a quiet move will not drop it.
             if depth <= params.rfp_depth and static - params.rfp_margin * depth >= beta \
                     and abs(beta) < MATE_BOUND:
                 return static
             # Step 5. Null-move pruning, guarded against zugzwang by requiring pieces.
             if null_ok and depth >= params.nmp_depth and static >= beta \
-                    and board.occupied_co[board.turn] & ~(board.pawns | board.kings):
+                    and pos.occ[pos.turn] & ~(bb[1] | bb[6]):
                 reduction = 3 + depth // 4
-                null_key = do_null(board, key)
+                do_null(pos)
                 keys = self.keys
-                keys.append(null_key)
+                keys.append(pos.key)
                 floor = self._repetition_floor
                 self._repetition_floor = len(keys) - 1  # no repetition reaches across the pass
                 # After a null move the opponent cannot be in check (we were not).
-                score = -self._negamax(depth - 1 - reduction, -beta, -beta + 1, ply + 1,
-                                       null_key, mg, eg, phase, False, False)
+                score = -self._negamax(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
                 self._repetition_floor = floor
-                undo_move(board)
+                undo_move(pos)
                 keys.pop()
                 if score >= beta:
                     return beta if score >= TB_BOUND else score  # an unproven mate or TB win
@@ -655,16 +678,16 @@ class Searcher:
         history = self.history
         killers = self.killers[ply]
         best = -INF
-        best_move = None
+        best_move = 0
         searched = 0
-        quiets_tried: List[chess.Move] = []
-        for move, quiet in ordered_moves(board, tt_move, killers, history):
-            child = do_move(board, move, key, mg, eg, phase)
-            gives_check = board.is_check()
-            keys.append(child[0])
+        quiets_tried: List[int] = []
+        for move, quiet in ordered_moves(pos, tt_move, killers, history, in_check):
+            do_move(pos, move)
+            gives_check = is_in_check(pos)
+            keys.append(pos.key)
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
             if searched == 0:
-                score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True, gives_check)
+                score = -self._negamax(new_depth, -beta, -alpha, ply + 1, True, gives_check)
             else:
                 reduction = 0
                 if pruning and quiet and depth >= params.lmr_depth and searched >= params.lmr_moves \
@@ -672,13 +695,12 @@ class Searcher:
                     # Late move reductions: later quiet moves are searched shallower first.
                     reduction = LMR[min(depth, 63)][min(searched, 63)] - (1 if pv_node else 0)
                     reduction = max(0, min(reduction, new_depth - 1))
-                score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, *child, True,
-                                       gives_check)
+                score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, True, gives_check)
                 if reduction and score > alpha:
-                    score = -self._negamax(new_depth, -alpha - 1, -alpha, ply + 1, *child, True, gives_check)
+                    score = -self._negamax(new_depth, -alpha - 1, -alpha, ply + 1, True, gives_check)
                 if pv_node and alpha < score < beta:
-                    score = -self._negamax(new_depth, -beta, -alpha, ply + 1, *child, True, gives_check)
-            undo_move(board)
+                    score = -self._negamax(new_depth, -beta, -alpha, ply + 1, True, gives_check)
+            undo_move(pos)
             keys.pop()
             searched += 1
 
@@ -691,7 +713,7 @@ class Searcher:
                         pv_table[ply] = [move] + pv_table[ply + 1]
                     if alpha >= beta:
                         if quiet:
-                            self._reward_quiet(move, quiets_tried, depth, killers, board.turn)
+                            self._reward_quiet(move, quiets_tried, depth, killers, pos.turn)
                         break
             if quiet:
                 quiets_tried.append(move)
@@ -701,17 +723,16 @@ class Searcher:
 
         if best >= beta:
             bound = LOWER
-        elif best_move is not None:
+        elif best_move:
             bound = EXACT
         else:
             bound = UPPER
         self.tt.store(table_key, best_move, score_to_tt(best, ply), depth, bound)
         return best
 
-    def _reward_quiet(self, move: chess.Move, tried: List[chess.Move], depth: int,
-                      killers: List[Optional[chess.Move]], color: bool) -> None:
+    def _reward_quiet(self, move: int, tried: List[int], depth: int, killers: List[int], color: int) -> None:
         """A quiet move cut off: make it a killer, raise its history, lower the quiets tried before it."""
-        if killers[0] is None or move_code(killers[0]) != move_code(move):
+        if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
         history = self.history
@@ -722,8 +743,7 @@ class Searcher:
             index = history_index(color, other)
             history[index] -= bonus + history[index] * bonus // HISTORY_MAX
 
-    def _qsearch(self, alpha: int, beta: int, ply: int, mg: int, eg: int, phase: int,
-                 in_check: Optional[bool] = None) -> int:
+    def _qsearch(self, alpha: int, beta: int, ply: int, in_check: Optional[bool] = None) -> int:
         """Quiescence search: captures and queen promotions (all evasions when in check).
         ``in_check``: whether the side to move is in check, None when the caller does not know."""
         self.nodes += 1
@@ -731,44 +751,45 @@ class Searcher:
             self._check()
         if ply > self.seldepth:
             self.seldepth = ply
-        board = self.board
+        pos = self.pos
         if ply >= MAX_PLY:
-            return blend(board, mg, eg, phase)
+            return evaluate_position(pos)
         if in_check is None:
-            in_check = board.is_check()
+            in_check = is_in_check(pos)
         # Draws the captures below can reach: bare kings and minor pieces (no repetition
         # can arise, every move here but an evasion is irreversible), the fifty-move rule
         # when evasions use up the counter.
-        if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
+        bb = pos.bb
+        if not (bb[1] | bb[4] | bb[5]) and is_insufficient_material(pos):
             return DRAW
-        if board.halfmove_clock >= 100 and (not in_check or any(board.generate_legal_moves())):
+        if pos.hmc >= 100 and (not in_check or generate(pos)):
             return DRAW
         if in_check:
             best = -INF
-            moves = board.generate_legal_moves()
+            moves = generate(pos)
             stand = -INF
         else:
-            stand = blend(board, mg, eg, phase)
+            stand = evaluate_position(pos)
             # Stand pat: the side to move may decline every capture.
             if stand >= beta:
                 return stand
             if stand > alpha:
                 alpha = stand
             best = stand
-            moves = tactical_moves(board)
+            moves = tactical_moves(pos, False)
         delta = self.params.delta_margin if self.params.pruning and not in_check else None
-        piece_type_at = board.piece_type_at
+        squares = pos.squares
         for move in moves:
             if delta is not None:
                 # Delta pruning: even winning the victim for free cannot reach alpha.
-                if not move.promotion and stand + PIECE_VALUE[piece_type_at(move.to_square) or chess.PAWN] + delta <= alpha:
+                if not move >> 12 and stand + PIECE_VALUE[squares[move & 63] or 1] + delta <= alpha:
                     continue
                 # SEE pruning: a capture that loses material in the exchange is not worth a look.
-                if loses_material(board, move):
+                if loses_material(pos, move):
                     continue
-            _, cmg, ceg, cphase = do_move(board, move, 0, mg, eg, phase)
-            score = -self._qsearch(-beta, -alpha, ply + 1, cmg, ceg, cphase)
-            undo_move(board)
+            do_move(pos, move)
+            score = -self._qsearch(-beta, -alpha, ply + 1)
+            undo_move(pos)
             if score > best:
                 best = score
                 if score > alpha:

@@ -10,7 +10,7 @@ between two writers (one word from each) is detected and treated as a miss (Hyat
 
 The data word (49 bits, so both words stay non-negative 64-bit integers)::
 
-    bits  0-14  move: from square (6 bits), to square (6), promotion piece type (3); 0 = none
+    bits  0-14  move code (``engine.attacks``: to square, from square, promotion piece type); 0 = none
     bits 15-30  score, signed 16 bits (mate scores relative to the node, as in engine.tt)
     bits 31-38  depth, 0..255
     bits 39-40  bound (EXACT, LOWER, UPPER)
@@ -24,9 +24,7 @@ same age.
 
 import ctypes
 import multiprocessing
-from typing import Any, List, Optional
-
-import chess
+from typing import Any, Optional
 
 from engine.tt import Entry
 
@@ -42,23 +40,6 @@ _DEPTH_SHIFT = 31
 _BOUND_SHIFT = 39
 _AGE_SHIFT = 41
 _KEY_MASK = (1 << 63) - 1
-
-
-def _move_table() -> List[Optional[chess.Move]]:
-    """``chess.Move`` by 15-bit code: every from/to pair, and promotions from the 7th/2nd rank
-    (moves are shared objects, as in the list table; code 0 means no move)."""
-    moves: List[Optional[chess.Move]] = [None] * (1 << 15)
-    for frm in range(64):
-        for to in range(64):
-            if frm != to:
-                moves[frm | to << 6] = chess.Move(frm, to)
-                if (chess.square_rank(frm), chess.square_rank(to)) in ((6, 7), (1, 0)):
-                    for piece in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
-                        moves[frm | to << 6 | piece << 12] = chess.Move(frm, to, piece)
-    return moves
-
-
-MOVES = _move_table()
 
 
 def allocate(mb: int) -> Any:
@@ -114,10 +95,10 @@ class SharedTranspositionTable:
         if words[index] ^ data != key:
             return None
         score = (data >> _SCORE_SHIFT) & 0xFFFF
-        return (key, MOVES[data & 0x7FFF], score - 0x10000 if score & 0x8000 else score,
+        return (key, data & 0x7FFF, score - 0x10000 if score & 0x8000 else score,
                 (data >> _DEPTH_SHIFT) & 255, (data >> _BOUND_SHIFT) & 3, data >> _AGE_SHIFT)
 
-    def store(self, key: int, move: Optional[chess.Move], score: int, depth: int, bound: int) -> None:
+    def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
         """Store a search result; keeps a deeper entry of the current search for another key."""
         key &= _KEY_MASK
         words = self.words
@@ -127,8 +108,8 @@ class SharedTranspositionTable:
         same = words[index] ^ old == key
         if not same and old >> _AGE_SHIFT == age and (old >> _DEPTH_SHIFT) & 255 > depth + 2:
             return
-        if move is not None:
-            code = move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+        if move:
+            code = move
         elif same:
             code = old & 0x7FFF  # keep the known best move when this search found none
         else:

@@ -352,9 +352,9 @@ class HelperSearcher(Searcher):
             self.history = [rng.randrange(64) for _ in range(8192)]
         else:
             self.history = [0] * 8192
-        self.killers = [[None, None] for _ in range(MAX_PLY + 2)]
+        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
 
-    def _iterate(self, depth: int, root_moves: List[chess.Move], state, multipv: int,
+    def _iterate(self, depth: int, root_moves: List[int], state, multipv: int,
                  previous_score: int) -> List[SearchInfo]:
         return super()._iterate(depth + self.depth_offset, root_moves, state, multipv, previous_score)
 

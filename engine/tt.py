@@ -1,7 +1,7 @@
 """Transposition table: a fixed-size list of entries indexed by Zobrist key.
 
 Entries are tuples ``(key, move, score, depth, bound, age)``: a tuple is the cheapest
-record to build and unpack in Python. Mate scores are stored relative to the node (distance
+record to build and unpack in Python; ``move`` is a move code (``engine.attacks``), 0 for none. Mate scores are stored relative to the node (distance
 to mate from there) and converted back on probe, so a transposition reached at another ply
 reports the right distance.
 """
@@ -10,8 +10,6 @@ import gc
 import platform
 from typing import Optional, Tuple
 
-import chess
-
 from engine.makemove import FIFTY_KEYS
 from engine.types import TB_BOUND
 
@@ -19,11 +17,13 @@ EXACT, LOWER, UPPER = 0, 1, 2
 """Bound types of a stored score."""
 
 ENTRY_BYTES = 320
-"""Upper bound of one filled slot on CPython 3.11 (tuple, key and score ints, Move with its
-__dict__, list slot; about 260 measured, 320 worst case): sizes the table so that it stays
-within the ``Hash`` option (``test_tt_memory_stays_within_hash`` in tests/engine/test_search.py)."""
+"""Bytes per slot that size the table (``Hash`` MB / 320 slots). Fixed: the number of slots
+decides which entries share a slot, so changing it changes the search (and the bench
+signature). It was one filled slot's upper bound on CPython 3.11 when entries held a
+``chess.Move`` (about 260 measured); with move codes a filled slot takes about 150, so the
+table stays well within ``Hash`` (``test_tt_memory_stays_within_hash`` in tests/engine/test_search.py)."""
 
-Entry = Tuple[int, Optional[chess.Move], int, int, int, int]
+Entry = Tuple[int, int, int, int, int, int]
 
 _COLLECT_ON_RESIZE = platform.python_implementation() != "CPython"
 """CPython frees the old table by reference counting the moment it is replaced; PyPy's
@@ -94,13 +94,14 @@ class TranspositionTable:
             return entry
         return None
 
-    def store(self, key: int, move: Optional[chess.Move], score: int, depth: int, bound: int) -> None:
-        """Store a search result; keeps a deeper entry of the current search for another key."""
+    def store(self, key: int, move: int, score: int, depth: int, bound: int) -> None:
+        """Store a search result (``move`` 0: none found); keeps a deeper entry of the current
+        search for another key."""
         index = key % self.size
         old = self.slots[index]
         if old is not None and old[0] != key and old[5] == self.age and old[3] > depth + 2:
             return
-        if move is None and old is not None and old[0] == key:
+        if not move and old is not None and old[0] == key:
             move = old[1]  # keep the known best move when this search found none
         self.slots[index] = (key, move, score, depth, bound, self.age)
 

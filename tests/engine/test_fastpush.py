@@ -1,10 +1,12 @@
 """The search's own make/unmake (``engine.makemove``) against python-chess's ``push``/``pop``.
 
-After every ``do_move``/``do_null`` each field python-chess's ``push`` sets must equal what
-``push`` gives (pushed and popped on the same board just before), so every python-chess call
-in the search stays right; after ``undo_move`` the board must equal the position before the
-move. Checked on every position of the perft suites (standard and Chess960) to depth 2, a
-sample to depth 3, promoted pieces, and seeded random games played to the end and taken back.
+After every ``do_move``/``do_null`` on an ``engine.board.Position`` each of its fields must
+equal those of a fresh ``Position`` of the board python-chess's ``push`` gives (pieces,
+colours, the square table, side to move, castling rights, en-passant square, fifty-move
+counter, king squares, Zobrist key, material and phase); after ``undo_move`` the position
+must equal the one before the move. Checked on every position of the perft suites (standard
+and Chess960) to depth 2, a sample to depth 3, promoted pieces, and seeded random games
+played to the end and taken back.
 """
 
 import random
@@ -13,8 +15,9 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.evaluate import material_pst
-from engine.makemove import do_move, do_null, full_key, initial_state, undo_move
+from engine.attacks import from_move, unsigned
+from engine.board import Position
+from engine.makemove import do_move, do_null, undo_move
 
 from paths import EPD
 
@@ -41,24 +44,27 @@ def _boards(name, chess960):
     return boards
 
 
-def fields(board):
-    """Everything python-chess's push and pop change, as comparable values."""
-    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
-            board.occupied, board.promoted, board.turn, board.castling_rights, board.ep_square,
-            board.halfmove_clock, board.fullmove_number, tuple(board.occupied_co),
-            len(board.move_stack), board.move_stack[-1] if board.move_stack else None, len(board._stack))
+def fields(pos):
+    """Everything ``do_move`` changes, as comparable values (the move stack's depth too)."""
+    return (tuple(pos.bb[1:]), tuple(pos.occ), pos.occupied, tuple(pos.squares[:64]), pos.turn, pos.castling,
+            pos.ep, pos.hmc, tuple(pos.king_squares), pos.key, pos.mg, pos.eg, pos.phase, len(pos.stack))
 
 
 def _pushed(board, move):
-    """The fields after python-chess's own push (taken back at once with its own pop)."""
+    """The fields of a fresh Position after python-chess's own push (taken back at once)."""
     board.push(move)
-    after = fields(board)
+    after = fields(Position(board))
     board.pop()
     return after
 
 
-def _check_move(board, move, state, seen, check_state=True):
-    """``do_move`` equals ``push`` (fields; key and material if ``check_state``); returns the new state."""
+def _same(pos, expected):
+    """``pos`` equals the expected fields, the stack depth aside."""
+    return fields(pos)[:-1] == expected[:-1]
+
+
+def _check_move(board, pos, move, seen):
+    """``do_move`` equals ``push``; the board is pushed along (``_undo`` takes both back)."""
     expected = _pushed(board, move)
     if board.is_castling(move):
         seen["castling"] += 1
@@ -66,37 +72,37 @@ def _check_move(board, move, state, seen, check_state=True):
         seen["en passant"] += 1
     if move.promotion:
         seen["promotion %s" % chess.piece_symbol(move.promotion)] += 1
-    child = do_move(board, move, *state)
-    assert fields(board) == expected, (board.fen(), move)
-    if check_state:
-        assert child[0] == full_key(board), (board.fen(), move)
-        assert child[1:] == material_pst(board), (board.fen(), move)
-    return child
+    do_move(pos, from_move(move))
+    board.push(move)
+    assert _same(pos, expected), (board.fen(), move)
 
 
-def _check_null(board, key):
-    """``do_null`` equals pushing ``Move.null()``; returns the new key."""
+def _check_null(board, pos):
+    """``do_null`` equals pushing ``Move.null()``; the board is pushed along."""
     expected = _pushed(board, chess.Move.null())
-    child = do_null(board, key)
-    assert fields(board) == expected, board.fen()
-    assert child == full_key(board), board.fen()
-    return child
+    do_null(pos)
+    board.push(chess.Move.null())
+    assert _same(pos, expected), board.fen()
 
 
-def _walk(board, state, depth, seen, state_depth):
-    """Every move (and a null move out of check) to ``depth``, each checked and taken back;
-    the key and material are checked down to ``state_depth`` (they cost more than the rest)."""
-    before = fields(board)
+def _undo(board, pos):
+    undo_move(pos)
+    board.pop()
+
+
+def _walk(board, pos, depth, seen):
+    """Every move (and a null move out of check) to ``depth``, each checked and taken back."""
+    before = fields(pos)
     if not board.is_check():
-        _check_null(board, state[0])
-        undo_move(board)
-        assert fields(board) == before
+        _check_null(board, pos)
+        _undo(board, pos)
+        assert fields(pos) == before
     for move in list(board.legal_moves):
-        child = _check_move(board, move, state, seen, state_depth > 0)
+        _check_move(board, pos, move, seen)
         if depth > 1:
-            _walk(board, child, depth - 1, seen, state_depth - 1)
-        undo_move(board)
-        assert fields(board) == before, (board.fen(), move)
+            _walk(board, pos, depth - 1, seen)
+        _undo(board, pos)
+        assert fields(pos) == before, (board.fen(), move)
 
 
 def _seen():
@@ -104,12 +110,11 @@ def _seen():
                           "promotion n"], 0)
 
 
-@pytest.mark.parametrize("suite,chess960,state_depth", [("perft_standard.epd", False, 2),
-                                                        ("perft_chess960.epd", True, 1)])
-def test_perft_positions_depth_2(suite, chess960, state_depth):
+@pytest.mark.parametrize("suite,chess960", SUITES)
+def test_perft_positions_depth_2(suite, chess960):
     seen = _seen()
     for board in _boards(suite, chess960):
-        _walk(board, initial_state(board), 2, seen, state_depth)
+        _walk(board, Position(board), 2, seen)
     assert seen["castling"] and seen["en passant"], seen
     assert chess960 or all(seen.values()), seen  # the Chess960 suite promotes deeper
 
@@ -119,54 +124,56 @@ def test_perft_positions_depth_2(suite, chess960, state_depth):
 def test_perft_positions_depth_3_sample(suite, chess960, sample):
     seen = _seen()
     for board in _boards(suite, chess960)[sample]:
-        _walk(board, initial_state(board), 3, seen, 3)
+        _walk(board, Position(board), 3, seen)
     assert seen["castling"] and seen["en passant"], seen
 
 
 @pytest.mark.parametrize("suite,chess960", SUITES)
-def test_first_push_cleans_castling_rights_as_python_chess_does(suite, chess960):
-    """With an empty stack python-chess cleans the rights before the first push (not after)."""
+def test_castling_rights_are_cleaned_as_python_chess_does(suite, chess960):
+    """Rights without their rook or king are dropped at the root (python-chess cleans them
+    before its first push), and every move keeps them as push does."""
     boards = _boards(suite, chess960) + [
         chess.Board("4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1", chess960=chess960),  # rights without rooks
         chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=chess960),
     ]
     for board in boards:
         board.castling_rights |= chess.BB_CORNERS  # not clean: no rook or king there
-        state = initial_state(board.copy())
+        pos = Position(board)
+        assert unsigned(pos.castling) == board.clean_castling_rights()
+        before = fields(pos)
         for move in list(board.legal_moves):
             expected = _pushed(board, move)
-            before = fields(board)
-            do_move(board, move, *state)
-            assert fields(board) == expected, (board.fen(), move)
-            undo_move(board)
-            assert fields(board) == before
+            do_move(pos, from_move(move))
+            assert _same(pos, expected), (board.fen(), move)
+            undo_move(pos)
+            assert fields(pos) == before
         expected = _pushed(board, chess.Move.null())
-        do_null(board, state[0])
-        assert fields(board) == expected
+        do_null(pos)
+        assert _same(pos, expected)
 
 
 def test_standard_castling_notation_on_a_chess960_board():
-    """e1g1 on a Chess960 board is king-takes-rook for python-chess: the move stack says e1h1."""
+    """e1g1 on a Chess960 board is king-takes-rook for python-chess (e1h1), as for do_move."""
     board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
+    pos = Position(board)
+    before = fields(pos)
     for uci in ("e1g1", "e1c1", "e1h1", "e1a1"):
         move = chess.Move.from_uci(uci)
         expected = _pushed(board, move)
-        before = fields(board)
-        child = do_move(board, move, *initial_state(board))
-        assert fields(board) == expected, uci
-        assert child[0] == full_key(board)
-        undo_move(board)
-        assert fields(board) == before
+        do_move(pos, from_move(move))
+        assert _same(pos, expected), uci
+        undo_move(pos)
+        assert fields(pos) == before
 
 
 @pytest.mark.parametrize("chess960", [False, True])
 def test_promoted_pieces_move_capture_and_castle(chess960):
-    """Promoted pieces keep their mark where they go and lose it when taken, even a promoted
-    rook that castles (python-chess allows it when the rights say so)."""
+    """Promoted pieces move, capture and are taken like any other, even a promoted rook that
+    castles (python-chess allows it when the rights say so)."""
     board = chess.Board("4k3/8/8/3n4/8/8/3Q4/4K2R w K - 0 1", chess960=chess960)
     board.promoted = chess.BB_H1 | chess.BB_D2 | chess.BB_D5
     seen = _seen()
-    _walk(board, initial_state(board), 2, seen, 2)
+    _walk(board, Position(board), 2, seen)
     assert seen["castling"], seen
 
 
@@ -177,16 +184,16 @@ def test_random_games_to_the_end_and_back(suite, chess960):
     boards = _boards(suite, chess960)
     for _ in range(60):
         board = rng.choice(boards).copy()
-        state = initial_state(board)
-        history = [fields(board)]
+        pos = Position(board)
+        history = [fields(pos)]
         while any(board.generate_legal_moves()) and not board.is_insufficient_material() \
                 and board.halfmove_clock < 150 and len(history) < 500:
             if rng.random() < 0.1 and not board.is_check():
-                state = (_check_null(board, state[0]),) + state[1:]
+                _check_null(board, pos)
             else:
-                state = _check_move(board, rng.choice(list(board.legal_moves)), state, seen)
-            history.append(fields(board))
+                _check_move(board, pos, rng.choice(list(board.legal_moves)), seen)
+            history.append(fields(pos))
         for expected in reversed(history[:-1]):
-            undo_move(board)
-            assert fields(board) == expected
+            _undo(board, pos)
+            assert fields(pos) == expected
     assert seen["castling"] and seen["promotion q"], seen

@@ -1,4 +1,5 @@
-"""The incremental Zobrist key and material/PST sums equal their from-scratch values."""
+"""The incremental Zobrist key and material/PST sums equal their from-scratch values, and the
+evaluation of the search's own board equals python-chess's."""
 
 import random
 from pathlib import Path
@@ -6,8 +7,10 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.evaluate import evaluate, material_pst
-from engine.makemove import do_move, do_null, full_key, initial_state
+from engine.attacks import from_move
+from engine.board import Position
+from engine.evaluate import evaluate, evaluate_position, material_pst
+from engine.makemove import do_move, do_null, full_key
 
 from paths import EPD
 
@@ -24,21 +27,26 @@ def test_random_games_keep_state_exact(suite, chess960):
     fens = _fens(suite)
     for _ in range(120):
         board = chess.Board(rng.choice(fens), chess960=chess960)
-        state = initial_state(board)
+        pos = Position(board)
         for _ in range(60):
             moves = list(board.legal_moves)
             if not moves:
                 break
             move = rng.choice(moves)
-            state = do_move(board, move, *state)
-            assert state[0] == full_key(board), (board.fen(), move)
-            assert state[1:] == material_pst(board), (board.fen(), move)
+            do_move(pos, from_move(move))
+            board.push(move)
+            assert pos.key == full_key(board), (board.fen(), move)
+            assert (pos.mg, pos.eg, pos.phase) == material_pst(board), (board.fen(), move)
+            assert evaluate_position(pos) == evaluate(board), (board.fen(), move)
 
 
 def test_null_move_key():
     board = chess.Board("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3")
-    key = full_key(board)
-    assert do_null(board, key) == full_key(board)
+    pos = Position(board)
+    assert pos.key == full_key(board)
+    do_null(pos)
+    board.push(chess.Move.null())
+    assert pos.key == full_key(board)
 
 
 def test_en_passant_only_hashed_when_capturable():
@@ -55,3 +63,12 @@ def test_evaluation_is_symmetric():
         board = chess.Board(fen)
         mirrored = board.mirror()
         assert evaluate(board) == evaluate(mirrored), fen
+
+
+def test_evaluation_with_pieces_on_h8():
+    """h8 is the sign bit of the search's bitboards: a bishop, rook or king there counts once."""
+    for fen in ["6kB/8/8/8/8/8/8/K7 w - - 0 1", "6kB/8/8/8/8/8/8/K6B w - - 0 1", "7b/8/8/8/8/8/8/K5kb b - - 0 1",
+                "6kR/8/8/8/8/8/7P/K7 w - - 0 1", "6Rr/7p/8/8/8/8/8/K5k1 b - - 0 1", "7k/8/8/8/8/8/8/K7 w - - 0 1",
+                "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"]:
+        board = chess.Board(fen)
+        assert evaluate_position(Position(board)) == evaluate(board), fen

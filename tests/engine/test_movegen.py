@@ -15,7 +15,10 @@ from typing import List
 import chess
 import pytest
 
-from engine.movegen import legal_captures, legal_quiets
+from engine.attacks import from_move, to_move
+from engine.board import Position, in_check
+from engine.makemove import do_move, undo_move
+from engine.movegen import generate, is_legal, legal_captures, legal_quiets, queen_promotions
 from engine.movepick import ordered_moves
 
 from paths import EPD as EPD_DIR
@@ -32,10 +35,13 @@ def load(path: str, chess960: bool = False):
         return [chess.Board.from_epd(line, chess960=chess960) for line in f if line.strip()]
 
 
-def staged_perft(board: chess.Board, depth: int, counts: List[int], ply: int = 0) -> None:
+def staged_perft(board: chess.Board, depth: int, counts: List[int], ply: int = 0, pos: Position = None) -> None:
     """Add the node count of every ply below ``board`` to ``counts[ply]``, walking the moves
-    ``ordered_moves`` yields to ``depth`` plies and checking them at every node."""
-    moves = [move for move, _ in ordered_moves(board, None, [None, None], HISTORY)]
+    ``ordered_moves`` yields to ``depth`` plies (on the search's own board, made and taken back
+    with ``do_move``/``undo_move``) and checking them at every node against python-chess."""
+    if pos is None:
+        pos = Position(board)
+    moves = [to_move(move) for move, _ in ordered_moves(pos, 0, [0, 0], HISTORY, in_check(pos))]
     unique = set(moves)
     assert len(moves) == len(unique), "a move yielded twice in %s" % board.fen()
     legal = set(board.legal_moves)
@@ -46,7 +52,9 @@ def staged_perft(board: chess.Board, depth: int, counts: List[int], ply: int = 0
         return
     for move in moves:
         board.push(move)
-        staged_perft(board, depth - 1, counts, ply + 1)
+        do_move(pos, from_move(move))
+        staged_perft(board, depth - 1, counts, ply + 1, pos)
+        undo_move(pos)
         board.pop()
 
 
@@ -84,14 +92,16 @@ def test_ordering_hints_never_change_the_move_set():
     hints = [(legal[0], [legal[1], legal[2]]),
              (legal[-1], [chess.Move.from_uci("a1a8"), None]),
              (None, [castles[0] if castles else legal[3], legal[3]])]
+    pos = Position(board)
     for tt_move, killers in hints:
-        moves = [m for m, _ in ordered_moves(board, tt_move, killers, history)]
+        codes = [from_move(m) if m else 0 for m in [tt_move] + killers]
+        moves = [to_move(m) for m, _ in ordered_moves(pos, codes[0], codes[1:], history, board.is_check())]
         assert len(moves) == len(set(moves)) and set(moves) == set(legal)
         if tt_move is not None:
             assert moves[0] == tt_move
 
 
-# -- engine.movegen: own capture and quiet generation, equal to python-chess's move for move ----
+# -- engine.movegen: own generation, equal to python-chess's move for move ----------------------
 
 def python_chess_captures(board: chess.Board) -> List[chess.Move]:
     return list(board.generate_legal_captures())
@@ -102,11 +112,24 @@ def python_chess_quiets(board: chess.Board) -> List[chess.Move]:
             if not board.is_en_passant(move)]
 
 
+def python_chess_queen_promotions(board: chess.Board) -> List[chess.Move]:
+    pawns = board.pawns & board.occupied_co[board.turn]
+    return [move for move in board.generate_legal_moves(pawns, (chess.BB_RANK_1 | chess.BB_RANK_8) & ~board.occupied)
+            if move.promotion == chess.QUEEN]
+
+
 def assert_same_generation(board: chess.Board) -> None:
     # Same moves in the same order: the order feeds the stable sorts of move ordering, so the
     # search (and the bench signature) stays what it was with python-chess's generators.
-    assert legal_captures(board) == python_chess_captures(board), board.fen()
-    assert legal_quiets(board) == python_chess_quiets(board), board.fen()
+    pos = Position(board)
+    check = board.is_check()
+    assert in_check(pos) == check, board.fen()
+    legal = list(board.generate_legal_moves())
+    assert [to_move(m) for m in generate(pos)] == legal, board.fen()
+    assert [to_move(m) for m in legal_captures(pos, check)] == python_chess_captures(board), board.fen()
+    assert [to_move(m) for m in legal_quiets(pos, check)] == python_chess_quiets(board), board.fen()
+    assert [to_move(m) for m in queen_promotions(pos, check)] == python_chess_queen_promotions(board), board.fen()
+    assert all(is_legal(pos, from_move(move)) for move in legal), board.fen()
 
 
 @pytest.mark.parametrize("path,chess960", [(STANDARD, False), (CHESS960, True)], ids=["standard", "chess960"])
@@ -137,3 +160,31 @@ def test_own_generators_on_pins_en_passant_promotions_and_no_king():
                 "8/8/8/3k4/8/8/8/8 w - - 0 1",               # no king of the side to move
                 "4k3/8/8/8/8/8/4q3/4K3 w - - 0 1"]:           # in check: python-chess's evasions
         assert_same_generation(chess.Board(fen))
+
+
+def test_is_legal_refuses_what_python_chess_refuses():
+    """Killers come from sibling positions: moves of the wrong side, through pieces, into
+    check, pinned, castling through attacks; each judged as python-chess judges it."""
+    rng = random.Random(11)
+    codes = [frm << 6 | to for frm in range(64) for to in range(64) if frm != to]
+    codes += [frm << 6 | to | piece << 12 for frm in list(range(8, 16)) + list(range(48, 56))
+              for to in list(range(0, 8)) + list(range(56, 64)) for piece in (2, 3, 4, 5)]
+    boards = [chess.Board(), chess.Board("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+              chess.Board("r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R b KQkq - 0 1"),
+              chess.Board("4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 1")]
+    for _ in range(20):
+        board = chess.Board()
+        for _ in range(rng.randrange(10, 60)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        boards.append(board)
+    for board in boards:
+        pos = Position(board)
+        own_rooks = board.rooks & board.occupied_co[board.turn]
+        for code in codes:
+            move = chess.Move(code >> 6 & 63, code & 63, code >> 12 or None)
+            if board.kings & chess.BB_SQUARES[move.from_square] and own_rooks & chess.BB_SQUARES[move.to_square]:
+                continue  # king takes rook on a standard board: python-chess's other notation, never generated
+            assert is_legal(pos, code) == board.is_legal(move), (board.fen(), move)

@@ -6,6 +6,7 @@ import chess
 import pytest
 
 from engine import bench
+from engine.attacks import to_move
 from engine.search import Searcher
 from engine.types import Limits, SearchInfo
 from loop_helpers import FailsAtDepth
@@ -197,7 +198,7 @@ def test_stopped_iteration_plays_a_new_best_move_it_found():
 
         @_partial.setter
         def _partial(self, value):
-            if value is not None and value[1][0] == depth_three.pv[0] and self.found_at is None:
+            if value is not None and to_move(value[1][0]) == depth_three.pv[0] and self.found_at is None:
                 self.found_at = self.nodes
             self.__dict__["partial"] = value
 
@@ -298,13 +299,19 @@ SEE_CASES = [
     ("4k3/8/2p5/3q4/4P3/8/8/3RK3 w - - 0 1", "e4d5", 900),
     ("3rk3/8/8/3q4/8/8/8/3QK3 w - - 0 1", "d1d5", 0),
     ("4k3/8/8/3q4/8/8/8/3QK3 w - - 0 1", "d1d5", 900),
+    # h8 is the sign bit of the search's bitboards: the least valuable attacker standing there
+    ("6kr/8/8/8/8/8/7p/1K5R w - - 0 1", "h1h2", -400),
+    ("6rr/6k1/8/8/8/8/7p/1K4RR w - - 0 1", "h1h2", -400),
+    ("6kr/8/8/8/8/8/7p/1K5Q w - - 0 1", "h1h2", -800),
 ]
 
 
 @pytest.mark.parametrize("fen,uci,expected", SEE_CASES)
 def test_static_exchange_evaluation(fen, uci, expected):
+    from engine.attacks import from_move
+    from engine.board import Position
     from engine.movepick import see
-    assert see(chess.Board(fen), chess.Move.from_uci(uci)) == expected
+    assert see(Position(chess.Board(fen)), from_move(chess.Move.from_uci(uci))) == expected
 
 
 def test_ponder_search_ignores_the_clock_until_ponderhit():

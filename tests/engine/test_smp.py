@@ -14,7 +14,8 @@ import pytest
 
 from engine.makemove import full_key
 from engine.search import Searcher
-from engine.shared_tt import MOVES, SharedTranspositionTable
+from engine.attacks import from_move, to_move
+from engine.shared_tt import SharedTranspositionTable
 from engine.smp import HelperPool, HelperSearcher, ParallelSearcher
 from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
 from engine.types import INF, MATE, Limits
@@ -24,9 +25,9 @@ LINUX = sys.platform.startswith("linux")
 
 MIDDLEGAME = "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 w - - 0 7"
 
-MOVE_CASES = [None, chess.Move.from_uci("e2e4"), chess.Move.from_uci("a7a8q"), chess.Move.from_uci("h2h1n"),
-              chess.Move.from_uci("b7a8r"), chess.Move.from_uci("g2g1b"), chess.Move.from_uci("e1g1"),
-              chess.Move.from_uci("e1h1"), chess.Move.from_uci("a1h8"), chess.Move.from_uci("h8a1")]
+MOVE_CASES = [0] + [from_move(chess.Move.from_uci(uci)) for uci in ("e2e4", "a7a8q", "h2h1n", "b7a8r", "g2g1b", "e1g1",
+                                                                      "e1h1", "a1h8", "h8a1")]
+"""Move codes (``engine.attacks``; 0: no move) the tables must keep."""
 SCORE_CASES = [0, 1, -1, 150, -150, 2999, -2999, MATE - 1, -(MATE - 1), score_to_tt(MATE - 7, 5),
                score_to_tt(-(MATE - 7), 5), score_to_tt(MATE - 127, 127), INF, -INF, 32767, -32768]
 
@@ -51,7 +52,7 @@ def test_every_field_round_trips():
 def test_mate_scores_keep_their_distance_through_the_table():
     table = SharedTranspositionTable(1)
     for score in (MATE - 9, -(MATE - 9), MATE - 1, -(MATE - 2)):
-        table.store(42, None, score_to_tt(score, 4), 3, EXACT)
+        table.store(42, 0, score_to_tt(score, 4), 3, EXACT)
         stored = table.probe(42)[2]
         assert score_from_tt(stored, 4) == score
         assert score_from_tt(stored, 6) == score + (-2 if score > 0 else 2)  # two plies further away
@@ -61,11 +62,11 @@ def test_a_torn_entry_is_never_returned():
     table = SharedTranspositionTable(1)
     size = table.size
     first, second = 12345, 12345 + size * 3  # same slot
-    move = chess.Move.from_uci("g1f3")
+    move = from_move(chess.Move.from_uci("g1f3"))
     table.store(first, move, 77, 6, LOWER)
     index = (first % size) * 2
     check, data = table.words[index], table.words[index + 1]
-    table.store(second, None, -300, 9, UPPER)
+    table.store(second, 0, -300, 9, UPPER)
     assert table.probe(second) is not None and table.probe(first) is None
     # One word from each writer, both ways round: neither key accepts it.
     table.words[index + 1] = data
@@ -83,13 +84,13 @@ def test_a_torn_entry_is_never_returned():
 
 def test_same_answers_as_the_list_table():
     shared, plain = SharedTranspositionTable(1), TranspositionTable(1)
-    moves = [m for m in MOVE_CASES if m is not None]
+    moves = [m for m in MOVE_CASES if m]
     operations = 0
     for round_ in range(3):
         shared.new_search()
         plain.new_search()
         for key in range(1, 400):
-            move = moves[(key + round_) % len(moves)] if key % 5 else None
+            move = moves[(key + round_) % len(moves)] if key % 5 else 0
             score, depth, bound = (key * 37 + round_) % 2000 - 1000, (key + round_) % 12, key % 3
             shared.store(key, move, score, depth, bound)
             plain.store(key, move, score, depth, bound)
@@ -102,15 +103,15 @@ def test_replacement_keeps_deeper_entries_of_the_current_search():
     table = SharedTranspositionTable(1)
     deep, shallow = 5, 5 + table.size
     table.new_search()
-    table.store(deep, chess.Move.from_uci("d2d4"), 10, 9, EXACT)
-    table.store(shallow, None, 20, 2, EXACT)  # 9 > 2 + 2: kept
+    table.store(deep, from_move(chess.Move.from_uci("d2d4")), 10, 9, EXACT)
+    table.store(shallow, 0, 20, 2, EXACT)  # 9 > 2 + 2: kept
     assert table.probe(deep)[3] == 9 and table.probe(shallow) is None
-    table.store(deep, None, 15, 3, UPPER)  # same key: replaced, the move kept
-    assert table.probe(deep) == (deep, chess.Move.from_uci("d2d4"), 15, 3, UPPER, table.age)
+    table.store(deep, 0, 15, 3, UPPER)  # same key: replaced, the move kept
+    assert table.probe(deep) == (deep, from_move(chess.Move.from_uci("d2d4")), 15, 3, UPPER, table.age)
     table.new_search()
-    table.store(deep, chess.Move.from_uci("d2d4"), 10, 9, EXACT)
+    table.store(deep, from_move(chess.Move.from_uci("d2d4")), 10, 9, EXACT)
     table.new_search()
-    table.store(shallow, None, 20, 2, EXACT)  # an older search's entry gives way
+    table.store(shallow, 0, 20, 2, EXACT)  # an older search's entry gives way
     assert table.probe(shallow) is not None and table.probe(deep) is None
 
 
@@ -123,8 +124,8 @@ def test_size_age_clear_and_hashfull():
     follower.new_search()
     assert table.age == follower.age == 2
     for key in range(1000):
-        follower.store(key, None, 0, 1, EXACT)
-    assert table.hashfull() == 1000 and table.probe(500) == (500, None, 0, 1, EXACT, 2)
+        follower.store(key, 0, 0, 1, EXACT)
+    assert table.hashfull() == 1000 and table.probe(500) == (500, 0, 0, 1, EXACT, 2)
     table.clear()
     assert follower.probe(500) is None and follower.hashfull() == 0
     follower.new_search()
@@ -136,7 +137,7 @@ def test_every_legal_move_has_its_code():
     for side in (chess.WHITE, chess.BLACK):
         board.turn = side
         for move in board.legal_moves:
-            assert MOVES[move.from_square | move.to_square << 6 | (move.promotion or 0) << 12] == move
+            assert to_move(from_move(move)) == move
 
 
 def test_a_searcher_over_the_shared_table_finds_its_own_entries():
@@ -145,7 +146,7 @@ def test_a_searcher_over_the_shared_table_finds_its_own_entries():
     board = chess.Board(MIDDLEGAME)
     result = searcher.search(board, Limits(depth=3))
     entry = searcher.tt.probe(full_key(board))
-    assert board.is_legal(result.best_move) and entry[1] == result.best_move and entry[3] == 3
+    assert board.is_legal(result.best_move) and to_move(entry[1]) == result.best_move and entry[3] == 3
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -157,7 +158,7 @@ def test_a_helper_fills_the_table_another_view_reads():
     helper.search(board, Limits(depth=3))
     entry = table.probe(full_key(board))
     assert entry is not None and entry[3] == 4  # the odd helper searched one ply deeper
-    assert board.is_legal(entry[1])
+    assert board.is_legal(to_move(entry[1]))
 
 
 def test_a_helper_process_searches_into_the_shared_block():
@@ -171,7 +172,7 @@ def test_a_helper_process_searches_into_the_shared_block():
         pool.helpers[0].process.join(WAIT)
         assert pool.helpers[0].process.exitcode == 0
         entry = table.probe(full_key(board))
-        assert entry is not None and entry[3] == 4 and board.is_legal(entry[1])
+        assert entry is not None and entry[3] == 4 and board.is_legal(to_move(entry[1]))
         assert pool.nodes(generation) > 0
     finally:
         pool.close()
