@@ -206,7 +206,7 @@ class Inputs:
     def _stream(self, stream: IO, path: str, fmt: Optional[str], text: bool = False) -> Iterator[Task]:
         """The tasks of one file or standard input (``stream``: binary, or ``text``); ``fmt``
         None: PGN when the first line that is not blank or a comment is a tag or movetext."""
-        done = [0]
+        done = 0
         try:
             replay = _Replay(stream.readline)
             if fmt is None:
@@ -216,12 +216,12 @@ class Inputs:
             else:
                 found = self._epd(replay.text_lines(), path)
             for task in found:
-                done[0] += 1
+                done += 1
                 yield task
         except read_errors() as exc:
             detail = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-            if done[0]:
-                self.report("%s: cannot read further (after %d inputs): %s" % (path, done[0], detail))
+            if done:
+                self.report("%s: cannot read further (after %d inputs): %s" % (path, done, detail))
             else:
                 self.report("%s: cannot read: %s" % (path, detail))
             self.failed += 1

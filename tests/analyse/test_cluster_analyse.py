@@ -6,6 +6,7 @@ it short; skipped when Dask is not installed.
 """
 
 import io
+import itertools
 import json
 import os
 import random
@@ -24,7 +25,9 @@ distributed = pytest.importorskip("distributed", reason="Dask distributed is not
 
 from protocol import cluster as cluster_module  # noqa: E402
 from protocol.analyse.cli import main  # noqa: E402
-from protocol.analyse.cluster_runner import EXIT_UNAVAILABLE, PACKAGES  # noqa: E402
+from protocol.analyse.cluster_runner import EXIT_UNAVAILABLE, PACKAGES, ClusterRunner  # noqa: E402
+from protocol.analyse.inputs import PositionTask  # noqa: E402
+from protocol.analyse.tasks import Settings  # noqa: E402
 
 from paths import ROOT as REPO_ROOT  # noqa: E402
 
@@ -162,6 +165,26 @@ def test_resume_after_the_client_was_killed(inputs, scheduler, reference_depth3,
     assert status == 0, err
     assert read(str(out)) == reference_depth3
     assert out.read_text().startswith(written)  # the kept part was not rewritten
+
+
+def test_the_cluster_runner_hands_results_on_from_an_endless_input(scheduler):
+    """Tasks without end: results come in order after a bounded number of tasks was read."""
+    cluster, _ = scheduler
+    pulled = [0]
+
+    def endless():
+        for number in itertools.count(1):
+            pulled[0] += 1
+            assert number < 5000, "the endless input is being read to its end"  # fail, not hang
+            yield PositionTask("endless:%d" % number, chess.STARTING_FEN, False)
+
+    with ClusterRunner(cluster.scheduler_address, Settings(depth=1), lambda n: None, lambda message: None) as runner:
+        results = runner.run(endless())
+        first = [next(results) for _ in range(40)]
+        assert pulled[0] <= 40 + ClusterRunner._limit(2) + 1
+        results.close()
+    assert [result.source for result in first] == ["endless:%d" % n for n in range(1, 41)]
+    assert all(result.error is None for result in first)
 
 
 def test_workers_with_other_code_are_refused(inputs, scheduler, tmp_path, monkeypatch):

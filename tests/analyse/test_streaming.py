@@ -89,10 +89,15 @@ def comparable(items):
     return items
 
 
+READ_TOO_FAR = 5000
+"""Reading this many tasks of an endless input means reading it all: fail, not hang."""
+
+
 def endless(pulled):
     """Tasks without end (the start position, numbered), counting in ``pulled[0]`` those read."""
     for number in itertools.count(1):
         pulled[0] += 1
+        assert number < READ_TOO_FAR, "the endless input is being read to its end"
         yield PositionTask("endless:%d" % number, chess.STARTING_FEN, False)
 
 
