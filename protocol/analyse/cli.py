@@ -219,7 +219,7 @@ class Runner:
     def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
         """Results in the order of ``tasks``."""
         if self.jobs <= 1:
-            with TaskFeed(tasks, READ_AHEAD + 1) as feed:
+            with TaskFeed(tasks, 1, read_ahead=READ_AHEAD) as feed:
                 while True:
                     task = feed.take(wait=True)
                     if task is None:
@@ -236,7 +236,7 @@ class Runner:
         window = self.jobs * IN_FLIGHT_PER_JOB
         order: InOrder[TaskResult] = InOrder()
         submitted = 0
-        with TaskFeed(tasks, window + READ_AHEAD, lambda: events.put(("input", None))) as feed:
+        with TaskFeed(tasks, window, lambda: events.put(("input", None)), READ_AHEAD) as feed:
             while True:
                 for result in order.ready():
                     feed.done()

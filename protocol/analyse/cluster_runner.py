@@ -270,7 +270,7 @@ class ClusterRunner:
         read = number = 0
         refreshed = time.monotonic()
         try:
-            with TaskFeed(tasks, self._limit(threads), lambda: events.put(("input", None))) as feed:
+            with TaskFeed(tasks, self._limit(threads), lambda: events.put(("input", None)), READ_AHEAD) as feed:
                 while True:
                     for result in order.ready():
                         feed.done()
@@ -326,8 +326,8 @@ class ClusterRunner:
 
     @staticmethod
     def _limit(threads: int) -> int:
-        """Tasks read and not yet handed on, at most: the window and the read-ahead."""
-        return WINDOW_PER_THREAD * threads * MAX_CHUNK + READ_AHEAD
+        """Tasks read and not yet handed on, at most, besides the read-ahead: the window."""
+        return WINDOW_PER_THREAD * threads * MAX_CHUNK
 
     def _advance(self, ticked: Dict[int, List[int]], index: int, count: int) -> None:
         """Progress of task ``index`` is ``count`` positions (reports of a retried attempt

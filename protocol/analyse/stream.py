@@ -28,16 +28,20 @@ T = TypeVar("T")
 
 class TaskFeed(Generic[T]):
     """The items of ``tasks`` read on a thread, at most ``limit`` of them read and not yet
-    ``done``; ``notify()`` is called (on the reading thread) after each item read and at the
-    end. A context manager: leaving it stops the reading.
+    ``done``, ``read_ahead`` more once the first one is done (until then the reading does not
+    compete with the first searches for the processor); ``notify()`` is called (on the reading
+    thread) after each item read and at the end. A context manager: leaving it stops the
+    reading.
 
     The items are taken with ``take`` (the next one read, or None); ``finished`` says whether
     the input is read to its end and every item taken. An exception of the iterable is raised
     again by ``take`` once the items before it are taken.
     """
 
-    def __init__(self, tasks: Iterable[T], limit: int, notify: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, tasks: Iterable[T], limit: int, notify: Callable[[], None] = lambda: None,
+                 read_ahead: int = 0) -> None:
         self.limit = max(1, limit)
+        self._read_ahead = read_ahead
         self._tasks = iter(tasks)
         self._notify = notify
         self._room = threading.Semaphore(self.limit)
@@ -102,15 +106,18 @@ class TaskFeed(Generic[T]):
 
     def done(self, count: int = 1) -> None:
         """``count`` items taken earlier are finished with (their results handed on): that
-        much more may be read."""
+        much more may be read (and the read-ahead, after the first)."""
+        count += self._read_ahead
+        self._read_ahead = 0
         for _ in range(count):
             self._room.release()
 
     def grow(self, limit: int) -> None:
-        """Allow up to ``limit`` items read and not done (never less than before)."""
-        if limit > self.limit:
-            self.done(limit - self.limit)
-            self.limit = limit
+        """Allow up to ``limit`` items (and the read-ahead) read and not done; never less than
+        before."""
+        for _ in range(limit - self.limit):
+            self._room.release()
+        self.limit = max(self.limit, limit)
 
     @property
     def finished(self) -> bool:

@@ -331,7 +331,7 @@ class EngineRunner:
         order: InOrder[TaskResult] = InOrder()
         submitted = 0
         try:
-            with TaskFeed(tasks, window + READ_AHEAD, lambda: done.put(("input", None))) as feed:
+            with TaskFeed(tasks, window, lambda: done.put(("input", None)), READ_AHEAD) as feed:
                 while True:
                     for result in order.ready():
                         feed.done()

@@ -27,6 +27,7 @@ from protocol import cluster as cluster_module  # noqa: E402
 from protocol.analyse.cli import main  # noqa: E402
 from protocol.analyse.cluster_runner import EXIT_UNAVAILABLE, PACKAGES, ClusterRunner  # noqa: E402
 from protocol.analyse.inputs import PositionTask  # noqa: E402
+from protocol.analyse.stream import READ_AHEAD  # noqa: E402
 from protocol.analyse.tasks import Settings  # noqa: E402
 
 from paths import ROOT as REPO_ROOT  # noqa: E402
@@ -181,7 +182,7 @@ def test_the_cluster_runner_hands_results_on_from_an_endless_input(scheduler):
     with ClusterRunner(cluster.scheduler_address, Settings(depth=1), lambda n: None, lambda message: None) as runner:
         results = runner.run(endless())
         first = [next(results) for _ in range(40)]
-        assert pulled[0] <= 40 + ClusterRunner._limit(2) + 1
+        assert pulled[0] <= 40 + ClusterRunner._limit(2) + READ_AHEAD + 1
         results.close()
     assert [result.source for result in first] == ["endless:%d" % n for n in range(1, 41)]
     assert all(result.error is None for result in first)

@@ -33,7 +33,7 @@ from protocol.analyse.output import Progress
 from protocol.analyse.resume import resume_output
 from protocol.analyse.review import collect
 from protocol.analyse.sources import from_name, missing_zstandard, parse_input_format
-from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD
+from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, TaskFeed
 from protocol.analyse.tasks import Settings, TaskResult
 from protocol.analyse.uci_engine import EngineRunner
 
@@ -106,6 +106,18 @@ def command():
 
 
 # -- every runner and --resume take an endless stream -------------------------------------------
+
+def test_the_feed_reads_ahead_only_once_a_first_task_is_done():
+    """The first searches do not compete with reading hundreds of games ahead."""
+    pulled = [0]
+    with TaskFeed(endless(pulled), 2, read_ahead=10) as feed:
+        taken = [feed.take(wait=True), feed.take(wait=True)]
+        assert feed.read == 2 and pulled[0] <= 3  # the reader waits (maybe holding a third)
+        feed.done()
+        taken += [feed.take(wait=True) for _ in range(11)]
+        assert feed.read == 13 and pulled[0] <= 14
+    assert [task.source for task in taken] == ["endless:%d" % n for n in range(1, 14)]
+
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_the_runner_hands_results_on_from_an_endless_input(jobs):
