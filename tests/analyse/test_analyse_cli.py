@@ -221,11 +221,8 @@ def test_unbalanced_parentheses_are_a_skipped_game(tmp_path, text, message):
 def test_python_chess_failing_on_a_game_is_reported_not_raised(tmp_path, monkeypatch):
     path = tmp_path / "games.pgn"
     path.write_text(SCHOLAR + "\n" + OPERA_GAME)
-    calls = []
-
     def visit_move(self, board, move):  # python-chess failing on the second game's first move
-        calls.append(move)
-        if len(calls) == 8:
+        if self.game.headers.get("Event") == "Paris":  # (reading and analysis interleave: not a count)
             raise KeyError("unforeseen")
         return original(self, board, move)
 
