@@ -18,8 +18,8 @@ import random
 
 import chess
 
-from engine.attacks import PAWN_ATTACKS, SQUARES, msb, signed
-from engine.board import Position
+from engine.attacks import BETWEEN, BISHOP_RAYS, KNIGHT, LINE, PAWN_ATTACKS, ROOK_RAYS, SQUARES, msb, signed
+from engine.board import Position, in_check
 from engine.evaluate import PHASE_INC, PST_EG, PST_MG
 
 _rng = random.Random(0x5EED_C0DE)
@@ -66,10 +66,15 @@ def full_key(board: chess.Board) -> int:
 _RANK_1 = signed(chess.BB_RANK_1)
 _RANK_8 = signed(chess.BB_RANK_8)
 _NO_EXTRA = ()
+_CHECKS = [[[0] * 64, PAWN_ATTACKS[color], KNIGHT, BISHOP_RAYS, ROOK_RAYS,
+            [BISHOP_RAYS[sq] | ROOK_RAYS[sq] for sq in range(64)], [0] * 64] for color in (0, 1)]
+"""``_CHECKS[color][piece][square]``: where a piece of ``color`` on ``square`` attacks on an
+empty board (none for a king: it never gives check)."""
 
 
-def do_move(pos: Position, move: int) -> None:
-    """Play ``move`` (a legal move code, ``engine.attacks``) on ``pos``; ``undo_move`` takes it back."""
+def do_move(pos: Position, move: int) -> bool:
+    """Play ``move`` (a legal move code, ``engine.attacks``) on ``pos``; ``undo_move`` takes it back.
+    Returns whether the move gives check (the side to move now is in check)."""
     # Hot path. Copy-on-make: the piece and colour lists are copied and changed, the old ones
     # go on the stack with the scalars, so undo_move restores by rebinding (no branch); the
     # square table changes in place and undo_move writes back the squares recorded here.
@@ -152,7 +157,7 @@ def do_move(pos: Position, move: int) -> None:
             pos.mg = mg
             pos.eg = eg
             pos.king_squares = kings
-            return
+            return in_check(pos)
         kings[us] = to
     else:
         to_bb = SQUARES[to]
@@ -235,9 +240,35 @@ def do_move(pos: Position, move: int) -> None:
     pos.phase = phase
     pos.king_squares = kings
 
+    # Does the move give check? Before it the opponent was not in check, so only the piece
+    # now on ``to`` and the sliders behind the squares it left can give it: tables and a
+    # between-mask, no attack lookup (en passant empties a third square: the full test).
+    king = kings[them]
+    if king < 0:
+        return False
+    if extra:
+        return in_check(pos)
+    # The moved piece: its attacks on an empty board reach the king and nothing stands
+    # between (knights and pawns have nothing between); then the sliders behind ``frm``.
+    # Tables instead of a branch per piece type: one path for every move (PyPy's JIT).
+    if _CHECKS[us][promotion or pt][to] & SQUARES[king] and not BETWEEN[to << 6 | king] & occupied:
+        return True
+    line = LINE[king << 6 | frm]
+    if line:
+        # Discovered check: one of our sliders on the line through the king and ``frm``.
+        sliders = (line & ROOK_RAYS[king] & (bb[4] | bb[5]) | line & BISHOP_RAYS[king] & (bb[3] | bb[5])) & occ[us]
+        base = king << 6
+        while sliders:
+            square = 63 if sliders < 0 else sliders.bit_length() - 1
+            sliders ^= SQUARES[square]
+            if not BETWEEN[base | square] & occupied:
+                return True
+    return False
+
 
 def do_null(pos: Position) -> None:
-    """Play a null move (pass); undo with ``undo_move``."""
+    """Play a null move (pass); undo with ``undo_move``. The side to move was not in check, so
+    after it neither side is."""
     us = pos.turn
     ep = pos.ep
     key = pos.key

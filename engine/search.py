@@ -437,9 +437,8 @@ class Searcher:
         for index, move in enumerate(moves):
             if self._show_currmove:
                 self._report_currmove(depth, to_move(move), index)
-            do_move(pos, move)
+            gives_check = do_move(pos, move)
             keys.append(pos.key)
-            gives_check = is_in_check(pos)
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
             if index == 0:
                 score = -self._negamax(new_depth, -beta, -alpha, 1, True, gives_check)
@@ -682,8 +681,7 @@ class Searcher:
         searched = 0
         quiets_tried: List[int] = []
         for move, quiet in ordered_moves(pos, tt_move, killers, history, in_check):
-            do_move(pos, move)
-            gives_check = is_in_check(pos)
+            gives_check = do_move(pos, move)
             keys.append(pos.key)
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
             if searched == 0:
@@ -745,7 +743,8 @@ class Searcher:
 
     def _qsearch(self, alpha: int, beta: int, ply: int, in_check: Optional[bool] = None) -> int:
         """Quiescence search: captures and queen promotions (all evasions when in check).
-        ``in_check``: whether the side to move is in check, None when the caller does not know."""
+        ``in_check``: whether the side to move is in check (``do_move`` tells), None when the
+        caller does not know."""
         self.nodes += 1
         if self.nodes >= self._next_check:
             self._check()
@@ -787,8 +786,7 @@ class Searcher:
                 # SEE pruning: a capture that loses material in the exchange is not worth a look.
                 if loses_material(pos, move):
                     continue
-            do_move(pos, move)
-            score = -self._qsearch(-beta, -alpha, ply + 1)
+            score = -self._qsearch(-beta, -alpha, ply + 1, do_move(pos, move))
             undo_move(pos)
             if score > best:
                 best = score

@@ -72,9 +72,10 @@ def _check_move(board, pos, move, seen):
         seen["en passant"] += 1
     if move.promotion:
         seen["promotion %s" % chess.piece_symbol(move.promotion)] += 1
-    do_move(pos, from_move(move))
+    gives_check = do_move(pos, from_move(move))
     board.push(move)
     assert _same(pos, expected), (board.fen(), move)
+    assert gives_check == board.is_check(), (board.fen(), move)
 
 
 def _check_null(board, pos):
