@@ -56,7 +56,8 @@ def csv_rows(record: Dict) -> List[Dict]:
         if line is not None:
             row.update(multipv=line["multipv"], best_uci=line["move_uci"], best_san=line["move_san"],
                        white_cp=line["white_cp"], white_mate=line["white_mate"], cp=line["cp"],
-                       mate=line["mate"], pv_uci=line["pv_uci"], pv_san=line["pv_san"],
+                       mate=line["mate"], wdl=line["wdl"], white_wdl=line["white_wdl"],
+                       pv_uci=line["pv_uci"], pv_san=line["pv_san"],
                        depth=line["depth"], seldepth=line["seldepth"])
         rows.append(row)
     return rows
@@ -66,7 +67,7 @@ def _cell(value: object) -> object:
     if value is None:
         return ""
     if isinstance(value, list):
-        return " ".join(value)
+        return " ".join(str(item) for item in value)
     return value
 
 

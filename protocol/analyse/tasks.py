@@ -26,12 +26,12 @@ from protocol.analyse.inputs import GameTask, PositionTask, Task, read_game
 
 RECORD_KEYS = (
     "source", "id", "game", "ply", "move_number", "fen", "turn", "move_uci", "move_san",
-    "best_uci", "best_san", "white_cp", "white_mate", "cp", "mate", "pv_uci", "pv_san",
+    "best_uci", "best_san", "white_cp", "white_mate", "cp", "mate", "wdl", "white_wdl", "pv_uci", "pv_san",
     "depth", "seldepth", "nodes", "time_ms", "game_over",
     "after_white_cp", "after_white_mate", "loss", "cp_loss", "judgement", "mate_judgement", "lines")
 """Keys of every record, in output order (fields that do not apply are null)."""
 
-LINE_KEYS = ("multipv", "move_uci", "move_san", "white_cp", "white_mate", "cp", "mate",
+LINE_KEYS = ("multipv", "move_uci", "move_san", "white_cp", "white_mate", "cp", "mate", "wdl", "white_wdl",
              "pv_uci", "pv_san", "depth", "seldepth")
 """Keys of each entry of a record's ``lines`` (one per MultiPV line, best first)."""
 
@@ -176,11 +176,21 @@ def _score_fields(score: Optional[chess.engine.PovScore]) -> Dict:
     return dict(white_cp=white.score(), white_mate=white.mate(), cp=mover.score(), mate=mover.mate())
 
 
+def _wdl_fields(wdl: Optional[chess.engine.PovWdl]) -> Dict:
+    """``wdl`` (side to move) and ``white_wdl`` as ``[wins, draws, losses]`` per mille, or null
+    (an engine that reports none)."""
+    if wdl is None:
+        return dict(wdl=None, white_wdl=None)
+    mover, white = wdl.relative, wdl.white()
+    return dict(wdl=[mover.wins, mover.draws, mover.losses], white_wdl=[white.wins, white.draws, white.losses])
+
+
 def line_record(line: Line) -> Dict:
     """The JSON-ready form of one MultiPV line (keys ``LINE_KEYS``)."""
     record = dict(multipv=line.multipv, move_uci=line.pv[0].uci() if line.pv else None,
                   move_san=line.pv_san[0] if line.pv_san else None)
     record.update(_score_fields(line.score))
+    record.update(_wdl_fields(line.wdl))
     record.update(pv_uci=[move.uci() for move in line.pv], pv_san=list(line.pv_san),
                   depth=line.depth, seldepth=line.seldepth)
     return record
@@ -198,6 +208,7 @@ def position_record(analysis: Analysis, board: chess.Board, source: str, epd_id:
     best = analysis.best_move
     record.update(best_uci=best.uci() if best is not None else None, best_san=analysis.best_san)
     record.update(_score_fields(analysis.score))
+    record.update(_wdl_fields(analysis.wdl))
     record.update(pv_uci=[m.uci() for m in analysis.pv], pv_san=list(analysis.pv_san),
                   depth=analysis.depth, seldepth=analysis.seldepth, nodes=analysis.nodes,
                   time_ms=analysis.time_ms,

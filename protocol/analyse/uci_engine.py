@@ -105,11 +105,14 @@ def check_arguments(args: argparse.Namespace) -> Optional[str]:
 
 def engine_config(options: "chess.engine.UciOptionMap[chess.engine.Option]", hash_mb: Optional[int],
                   pairs: EngineOptions) -> Dict[str, chess.engine.ConfigValue]:
-    """The ``configure`` mapping for an engine declaring ``options``: ``Hash`` from ``--hash``
-    (when the engine has it and no ``--engine-option`` sets it), then every pair, checked
+    """The ``configure`` mapping for an engine declaring ``options``: ``UCI_ShowWDL`` on and
+    ``Hash`` from ``--hash`` (when the engine has them and no ``--engine-option`` sets them),
+    then every pair, checked
     against the engine's declaration; EngineOptionError naming the first bad one."""
     config: Dict[str, chess.engine.ConfigValue] = {}
     given = {name.lower() for name, _ in pairs}
+    if "UCI_ShowWDL" in options and "uci_showwdl" not in given:
+        config[options["UCI_ShowWDL"].name] = True  # the engine's own wdl goes into the records
     if hash_mb is not None and "Hash" in options and "hash" not in given:
         try:
             config[options["Hash"].name] = options["Hash"].parse(hash_mb)
@@ -221,7 +224,8 @@ class UciAnalyser:
         bound = "lower" if info.get("lowerbound") else "upper" if info.get("upperbound") else "exact"
         return Line(multipv=int(info.get("multipv", 1)), pv=pv, pv_san=san_line(board, pv),
                     score=info["score"], depth=int(info.get("depth", 0)), seldepth=int(info.get("seldepth", 0)),
-                    nodes=int(info.get("nodes", 0)), time_ms=int(round(info.get("time", 0.0) * 1000)), bound=bound)
+                    nodes=int(info.get("nodes", 0)), time_ms=int(round(info.get("time", 0.0) * 1000)), bound=bound,
+                    wdl=info.get("wdl"))
 
     def close(self) -> None:
         """Quit the engine (kill it if it does not quit)."""

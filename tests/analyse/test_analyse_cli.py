@@ -94,8 +94,13 @@ def check_record(record):
         else:
             assert record["white_mate"] == sign * record["mate"]
         assert record["pv_uci"][0] == record["best_uci"] and len(record["pv_uci"]) == len(record["pv_san"])
+        wins, draws, losses = record["wdl"]
+        assert wins + draws + losses == 1000 and record["white_wdl"] == (
+            record["wdl"] if record["turn"] == "w" else [losses, draws, wins])
+        assert record["wdl"] == record["lines"][0]["wdl"]
     for line in record["lines"]:
         assert list(line) == list(LINE_KEYS)
+        assert sum(line["wdl"]) == 1000
         assert isinstance(line["pv_uci"], list) and all(isinstance(m, str) for m in line["pv_uci"])
 
 

@@ -219,6 +219,26 @@ def test_stockfish_options_take_effect():
     assert records(out)[0]["depth"] >= 5
 
 
+@needs_stockfish
+def test_records_carry_the_engines_own_wdl():
+    """Stockfish declares UCI_ShowWDL: it is switched on and its wdl goes into the records
+    (Pruner's model would not fit another engine's scores)."""
+    status, out, err = run(["--engine", STOCKFISH, "--depth", "8", "--multipv", "2", "-q",
+                            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 3 3"])
+    assert status == 0, err
+    record = records(out)[0]
+    wins, draws, losses = record["wdl"]
+    assert wins + draws + losses == 1000 and record["white_wdl"] == [losses, draws, wins]
+    assert all(sum(line["wdl"]) == 1000 for line in record["lines"])
+
+
+def test_an_engine_without_wdl_leaves_it_null():
+    status, out, err = run(["--engine", fake("--score", "25"), "--depth", "2", "-q", "startpos"])
+    assert status == 0, err
+    record = records(out)[0]
+    assert record["wdl"] is None and record["white_wdl"] is None
+
+
 # --- Ctrl-C -------------------------------------------------------------------------------------
 
 def _live_processes_with(marker):
