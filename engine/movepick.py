@@ -14,9 +14,11 @@ gave, without a function call per move.
 
 from typing import Iterator, List, Tuple
 
-from engine.attacks import H8, SQUARES
+from engine.attacks import (BACKRANKS, DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, H8, KING, KNIGHT, LINE,
+                            PAWN_ATTACKS, RANK_ATTACKS, RANK_MASKS, SQUARES)
 from engine.board import Position, attackers
-from engine.movegen import is_legal, legal_captures, legal_quiets, queen_promotions
+from engine.movegen import (ep_captures as _ep_captures, is_legal, legal_captures, legal_quiets, queen_promotions,
+                            slider_blockers)
 
 PIECE_VALUE = (0, 100, 320, 330, 500, 900, 20000)
 """Plain piece values for capture ordering and delta pruning (index by piece type)."""
@@ -88,23 +90,116 @@ def loses_material(pos: Position, move: int) -> bool:
 
 
 def tactical_moves(pos: Position, in_check: bool) -> List[int]:
-    """Legal captures and queen promotions, most valuable victim / least valuable attacker first."""
-    squares = pos.squares
-    packed = []
-    place = 255 << 15
-    for move in legal_captures(pos, in_check):
-        score = _CAPTURE_SCORE[squares[move & 63]][squares[move >> 6 & 63]]
-        if move >> 12 == 5:
-            score += 800
-        packed.append(score << _ORDER_SHIFT | place | move)
-        place -= 1 << 15
+    """Legal captures and queen promotions, most valuable victim / least valuable attacker first
+    (``legal_captures`` then ``queen_promotions``, sorted by score, stable)."""
     us = pos.turn
+    king = pos.king_squares[us]
+    squares = pos.squares
+    if in_check or king < 0:
+        packed = []
+        place = 255 << 15
+        for move in legal_captures(pos, in_check):
+            score = _CAPTURE_SCORE[squares[move & 63]][squares[move >> 6 & 63]]
+            if move >> 12 == 5:
+                score += 800
+            packed.append(score << _ORDER_SHIFT | place | move)
+            place -= 1 << 15
+    else:
+        packed = _scored_captures(pos, us, king, squares)
+        place = (255 - len(packed)) << 15
     if pos.bb[1] & pos.occ[us] & (0xFF << 48 if us else 0xFF << 8):
         for move in queen_promotions(pos, in_check):
             packed.append(6400 << _ORDER_SHIFT | place | move)
             place -= 1 << 15
     packed.sort(reverse=True)
     return [code & 32767 for code in packed]
+
+
+def _scored_captures(pos: Position, us: int, king: int, squares: List[int]) -> List[int]:
+    """``legal_captures`` of a side not in check, each packed with its MVV-LVA score and its
+    place for the sort."""
+    # Hot path (every quiescence node): engine.movegen's capture loop with the scoring inside,
+    # one pass and one list instead of two; the same moves in the same order (tests/engine/
+    # test_movegen.py compares the result with python-chess's captures sorted by score).
+    them = us ^ 1
+    bb = pos.bb
+    occ = pos.occ
+    opp = occ[them]
+    own = occ[us]
+    occupied = pos.occupied
+    blockers = slider_blockers(pos, king, us)
+    king_bb = SQUARES[king]
+    packed: List[int] = []
+    append = packed.append
+    place = 255 << 15
+    pawns = bb[1] & own
+
+    pieces = own & ~pawns
+    while pieces:
+        frm = 63 if pieces < 0 else pieces.bit_length() - 1
+        pieces ^= SQUARES[frm]
+        pt = squares[frm]
+        if pt == 2:
+            targets = KNIGHT[frm] & opp
+        elif pt == 6:
+            targets = KING[frm] & opp
+        else:
+            targets = 0
+            if pt != 4:
+                targets = DIAG_ATTACKS[frm][DIAG_MASKS[frm] & occupied]
+            if pt != 3:
+                targets |= (RANK_ATTACKS[frm][RANK_MASKS[frm] & occupied]
+                            | FILE_ATTACKS[frm][FILE_MASKS[frm] & occupied])
+            targets &= opp
+        if not targets:
+            continue
+        base = frm << 6
+        if frm == king:
+            while targets:
+                to = 63 if targets < 0 else targets.bit_length() - 1
+                targets ^= SQUARES[to]
+                if not attackers(pos, them, to, occupied):
+                    append(_CAPTURE_SCORE[squares[to]][6] << _ORDER_SHIFT | place | base | to)
+                    place -= 32768
+            continue
+        if blockers & SQUARES[frm]:
+            targets &= LINE[base | king]  # a pinned piece moves along its pin only
+        while targets:
+            to = 63 if targets < 0 else targets.bit_length() - 1
+            targets ^= SQUARES[to]
+            append(_CAPTURE_SCORE[squares[to]][pt] << _ORDER_SHIFT | place | base | to)
+            place -= 32768
+
+    pawn_attacks = PAWN_ATTACKS[us]
+    while pawns:
+        frm = pawns.bit_length() - 1  # pawns never stand on h8
+        pawns ^= SQUARES[frm]
+        targets = pawn_attacks[frm] & opp
+        if not targets:
+            continue
+        base = frm << 6
+        if blockers & SQUARES[frm]:
+            targets &= LINE[base | king]
+        while targets:
+            to = 63 if targets < 0 else targets.bit_length() - 1
+            targets ^= SQUARES[to]
+            score = _CAPTURE_SCORE[squares[to]][1]
+            if SQUARES[to] & BACKRANKS:
+                base_to = base | to
+                append((score + 800) << _ORDER_SHIFT | place | base_to | 20480)
+                append(score << _ORDER_SHIFT | (place - 32768) | base_to | 16384)
+                append(score << _ORDER_SHIFT | (place - 65536) | base_to | 12288)
+                append(score << _ORDER_SHIFT | (place - 98304) | base_to | 8192)
+                place -= 131072
+            else:
+                append(score << _ORDER_SHIFT | place | base | to)
+                place -= 32768
+
+    if pos.ep:
+        for move in _ep_captures(pos, king, blockers):
+            append(_CAPTURE_SCORE[0][1] << _ORDER_SHIFT | place | move)
+            place -= 32768
+    return packed
 
 
 def is_capture(pos: Position, move: int) -> bool:

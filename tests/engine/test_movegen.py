@@ -19,7 +19,7 @@ from engine.attacks import from_move, to_move
 from engine.board import Position, in_check
 from engine.makemove import do_move, undo_move
 from engine.movegen import generate, is_legal, legal_captures, legal_quiets, queen_promotions
-from engine.movepick import ordered_moves
+from engine.movepick import ordered_moves, tactical_moves
 
 from paths import EPD as EPD_DIR
 STANDARD = os.path.join(EPD_DIR, "perft_standard.epd")
@@ -130,6 +130,19 @@ def assert_same_generation(board: chess.Board) -> None:
     assert [to_move(m) for m in legal_quiets(pos, check)] == python_chess_quiets(board), board.fen()
     assert [to_move(m) for m in queen_promotions(pos, check)] == python_chess_queen_promotions(board), board.fen()
     assert all(is_legal(pos, from_move(move)) for move in legal), board.fen()
+    assert [to_move(m) for m in tactical_moves(pos, check)] == python_chess_tactical(board), board.fen()
+
+
+def python_chess_tactical(board: chess.Board) -> List[chess.Move]:
+    """Captures and queen promotions by MVV-LVA, as engine.movepick orders them, from python-chess's lists."""
+    scored = []
+    for move in python_chess_captures(board):
+        victim = board.piece_type_at(move.to_square) or chess.PAWN
+        scored.append(((100, 100, 320, 330, 500, 900, 20000)[victim] * 8 - board.piece_type_at(move.from_square)
+                       + (800 if move.promotion == chess.QUEEN else 0), move))
+    scored += [(6400, move) for move in python_chess_queen_promotions(board)]
+    scored.sort(key=lambda pair: pair[0], reverse=True)
+    return [move for _, move in scored]
 
 
 @pytest.mark.parametrize("path,chess960", [(STANDARD, False), (CHESS960, True)], ids=["standard", "chess960"])
