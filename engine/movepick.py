@@ -212,10 +212,35 @@ def is_capture(pos: Position, move: int) -> bool:
         and not pos.occupied & SQUARES[to]
 
 
+def killer_moves(pos: Position, killers: List[int], tt_move: int) -> List[int]:
+    """The killers to try here, in order: legal, quiet (no capture, no queen promotion), not
+    the hash move, each once."""
+    moves: List[int] = []
+    for killer in killers:
+        if killer and killer != tt_move and killer not in moves and is_legal(pos, killer) \
+                and not is_capture(pos, killer) and killer >> 12 != 5:
+            moves.append(killer)
+    return moves
+
+
+def quiet_moves(pos: Position, in_check: bool, history: List[int], tt_move: int, killers: List[int]) -> List[int]:
+    """The quiet moves (queen promotions are tactical), less the hash move and the killers
+    tried, by history (stable: generation order among equals)."""
+    base = pos.turn << 12
+    packed = []
+    place = 255 << 15
+    for move in legal_quiets(pos, in_check):
+        if move >> 12 != 5 and move != tt_move and move not in killers:
+            packed.append(history[base | (move & 4095)] << _ORDER_SHIFT | place | move)
+            place -= 1 << 15
+    packed.sort(reverse=True)
+    return [code & 32767 for code in packed]
+
+
 def ordered_moves(pos: Position, tt_move: int, killers: List[int], history: List[int],
                   in_check: bool) -> Iterator[Tuple[int, bool]]:
     """Yield ``(move, is_quiet)`` for every legal move, best-first by stage (``tt_move`` and
-    killers 0 when there are none)."""
+    killers 0 when there are none). The search's move loop runs the same stages inline."""
     if tt_move and is_legal(pos, tt_move):
         yield tt_move, not (is_capture(pos, tt_move) or tt_move >> 12 == 5)
 
@@ -227,25 +252,10 @@ def ordered_moves(pos: Position, tt_move: int, killers: List[int], history: List
             else:
                 yield move, False
 
-    first = second = tt_move  # the killers yielded (tt_move when none)
-    for killer in killers:
-        if killer and killer != tt_move and killer != first and is_legal(pos, killer) \
-                and not is_capture(pos, killer) and killer >> 12 != 5:
-            if first == tt_move:
-                first = killer
-            else:
-                second = killer
-            yield killer, True
-
-    base = pos.turn << 12
-    packed = []
-    place = 255 << 15
-    for move in legal_quiets(pos, in_check):
-        if move >> 12 != 5 and move != tt_move and move != first and move != second:
-            packed.append(history[base | (move & 4095)] << _ORDER_SHIFT | place | move)
-            place -= 1 << 15
-    packed.sort(reverse=True)
-    for code in packed:
-        yield code & 32767, True
+    tried = killer_moves(pos, killers, tt_move)
+    for killer in tried:
+        yield killer, True
+    for move in quiet_moves(pos, in_check, history, tt_move, tried):
+        yield move, True
     for move in losing:
         yield move, False

@@ -25,8 +25,9 @@ from engine.attacks import from_move, popcount, to_move
 from engine.board import Position, in_check as is_in_check, is_insufficient_material
 from engine.evaluate import evaluate, evaluate_position
 from engine.makemove import do_move, do_null, undo_move
-from engine.movegen import generate
-from engine.movepick import PIECE_VALUE, history_index, loses_material, ordered_moves, tactical_moves
+from engine.movegen import generate, is_legal
+from engine.movepick import (PIECE_VALUE, history_index, is_capture, killer_moves, loses_material, ordered_moves,
+                             quiet_moves, tactical_moves)
 from engine.tablebase import Tablebases, rank_score
 from engine.tt import EXACT, FIFTY_FREE, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt, tt_key
 from engine.types import (DRAW, INF, MATE, MATE_BOUND, MAX_PLY, TB_BOUND, Limits, SearchInfo, SearchProgress,
@@ -680,7 +681,41 @@ class Searcher:
         best_move = 0
         searched = 0
         quiets_tried: List[int] = []
-        for move, quiet in ordered_moves(pos, tt_move, killers, history, in_check):
+        # The stages of engine.movepick.ordered_moves, inline (a generator per node cost more):
+        # 0 hash move, 1 good captures (losing ones put aside), 2 killers, 3 quiets by history,
+        # 4 losing captures; each stage is generated when the one before is used up.
+        stage = 0
+        batch = [tt_move] if tt_move and is_legal(pos, tt_move) else []
+        index = 0
+        losing: List[int] = []
+        while True:
+            if index == len(batch):
+                stage += 1
+                if stage == 1:
+                    batch = tactical_moves(pos, in_check)
+                elif stage == 2:
+                    batch = killer_moves(pos, killers, tt_move)
+                elif stage == 3:
+                    batch = quiet_moves(pos, in_check, history, tt_move, batch)
+                elif stage == 4:
+                    batch = losing
+                else:
+                    break
+                index = 0
+                continue
+            move = batch[index]
+            index += 1
+            if stage == 1:
+                if move == tt_move:
+                    continue
+                if loses_material(pos, move):
+                    losing.append(move)  # bad captures go after the quiet moves
+                    continue
+                quiet = False
+            elif stage == 0:
+                quiet = not (is_capture(pos, move) or move >> 12 == 5)
+            else:
+                quiet = stage != 4
             gives_check = do_move(pos, move)
             keys.append(pos.key)
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
