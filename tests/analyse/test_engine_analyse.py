@@ -100,12 +100,16 @@ def test_a_fake_engine_feeds_records_pgn_and_review(games, tmp_path):
     assert "analysed by FakeEngine 1.0, depth 3." in text and "Pruner" not in text.split("<body>")[1][:2000]
 
 
-def test_jobs_n_runs_n_engine_processes(games):
+def test_jobs_n_runs_n_engine_processes(games, tmp_path):
     tasks, failed = read_inputs([games["opera.pgn"]] + FENS * 3, lambda message: None)
     assert failed == 0
     ticks = []
     settings = Settings(depth=2, engine_name="FakeUCI")
-    with EngineRunner(shlex.split(fake()), (), settings, 3, ticks.append) as runner:
+    # The fake engines answer their first search only once all three have started: without
+    # this, a fast first engine could finish every task while the others are still starting.
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    with EngineRunner(shlex.split(fake("--barrier", "%s:3" % barrier)), (), settings, 3, ticks.append) as runner:
         results = list(runner.run(tasks))
         pids = {analyser.engine.transport.get_pid() for analyser in runner.started}
         assert len(runner.started) == 3 and len(pids) == 3

@@ -12,11 +12,15 @@ It plays a seeded random legal move at once and can misbehave on purpose:
     fake_uci.py --fail-start hang       never answers 'uci'
     fake_uci.py --score -500            reports 'score cp -500' with every move
     fake_uci.py --best e2e4             plays this move when legal (for suite tests)
+    fake_uci.py --barrier DIR:3         answers its first 'go' only once 3 engines given the same
+                                        DIR have answered 'uci' (each leaves a file there); for
+                                        tests that need several engines running at once
 
 Moves are counted from 'ucinewgame'.
 """
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -35,6 +39,7 @@ def main() -> None:
     parser.add_argument("--fail-start", choices=["exit", "hang"])
     parser.add_argument("--score", type=int, default=0)
     parser.add_argument("--best", action="append", default=[], help="preferred moves (UCI)")
+    parser.add_argument("--barrier", help="DIR:N, see above")
     args = parser.parse_args()
 
     if args.fail_start == "exit":
@@ -45,6 +50,7 @@ def main() -> None:
     board = chess.Board()
     chess960 = False
     moves_played = 0
+    barrier_passed = args.barrier is None
 
     def send(text: str) -> None:
         sys.stdout.write(text + "\n")
@@ -62,6 +68,9 @@ def main() -> None:
             send("id author Pruner tests")
             send("option name Hash type spin default 16 min 1 max 1024")
             send("option name UCI_Chess960 type check default false")
+            if args.barrier is not None:
+                folder = args.barrier.rsplit(":", 1)[0]
+                open(os.path.join(folder, "engine-%d" % os.getpid()), "w").close()
             send("uciok")
         elif command == "isready":
             send("readyok")
@@ -82,6 +91,12 @@ def main() -> None:
                 for uci in rest[1:]:
                     board.push_uci(uci)
         elif command == "go":
+            if not barrier_passed:  # a barrier, not a delay: it waits for the other engines' files
+                folder, count = args.barrier.rsplit(":", 1)
+                deadline = time.monotonic() + 60
+                while len(os.listdir(folder)) < int(count) and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                barrier_passed = True
             if args.crash_after is not None and moves_played >= args.crash_after:
                 print("fake engine: crashing on purpose", file=sys.stderr, flush=True)
                 sys.exit(3)
