@@ -13,8 +13,10 @@ except ImportError:
 else:
     # PyPy's JIT unrolls recursive calls into its traces by default; negamax and quiescence
     # recurse at every node, so traces explode and are thrown away, and the search ran at
-    # 1-2k nodes/s (below PyPy's own interpreter with the JIT off, 5-10k). Without the
-    # unrolling it warms up within seconds to 20-45k nodes/s on this machine.
+    # 1-2k nodes/s (below PyPy's own interpreter with the JIT off, 5-10k). With 0 no Python
+    # call is inlined into a trace at all (PyPy counts the frames of the callee, >= 0): every
+    # function gets its own compiled entry. Inlining the small helpers back (dont_trace_here on
+    # the others) measured the same; inlining the large ones was slower (docs/pypy.md).
     pypyjit.set_param("max_unroll_recursion=0")
 
 
