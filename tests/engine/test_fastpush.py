@@ -111,6 +111,7 @@ def _seen():
                           "promotion n"], 0)
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("suite,chess960", SUITES)
 def test_perft_positions_depth_2(suite, chess960):
     seen = _seen()

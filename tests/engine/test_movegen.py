@@ -75,6 +75,7 @@ def test_standard_perft_depth_2():
     check_suite(load(STANDARD), 2)
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_chess960_perft_depth_3(chunk):
     positions = load(CHESS960, chess960=True)

@@ -124,6 +124,7 @@ SUITES = {
 }
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("suite", sorted(SUITES))
 def test_every_reported_line_is_legal(suite):
     boards = SUITES[suite]()

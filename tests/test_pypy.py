@@ -1,5 +1,6 @@
-"""The ``pruner`` command on PyPy restarts itself once with ``PYPY_GC_NURSERY`` set
-(protocol/__main__.py: a 4 MB nursery measured 38% faster than PyPy's own choice here)."""
+"""PyPy specifics: the ``pruner`` command restarts itself once with ``PYPY_GC_NURSERY`` set
+(protocol/__main__.py: a 4 MB nursery measured 38% faster than PyPy's own choice here), and PyPy
+searches the same tree as CPython."""
 
 import os
 import platform
@@ -80,3 +81,29 @@ def test_the_engine_process_runs_with_the_nursery(given, expected):
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def cpython_with_chess():
+    """The first ``python3`` on the PATH that is CPython and imports python-chess, or None."""
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(folder, "python3")
+        if not os.access(candidate, os.X_OK):
+            continue
+        probe = subprocess.run([candidate, "-c", "import platform, chess; print(platform.python_implementation())"],
+                               capture_output=True, text=True)
+        if probe.returncode == 0 and probe.stdout.strip() == "CPython":
+            return candidate
+    return None
+
+
+@pytest.mark.skipif(platform.python_implementation() != "PyPy", reason="compares PyPy with CPython")
+def test_pypy_searches_the_same_nodes_as_cpython():
+    """Why the PyPy leg may leave the exhaustive sweeps to CPython: the same tree on both."""
+    from engine import bench
+    cpython = cpython_with_chess()
+    if cpython is None:
+        pytest.skip("no CPython python3 with python-chess on the PATH")
+    output = subprocess.run([cpython, "-m", "protocol", "bench", "4"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout
+    nodes = int(output.split("Nodes searched:")[1].split()[0])
+    assert nodes == bench.run(4).nodes
