@@ -6,7 +6,9 @@ indexed by python-chess piece type (1 pawn ... 6 king); piece-square tables as P
 publishes them: index 0 is a8, 63 is h1 (White's view, rank 8 first).
 """
 
-SOURCE = "PeSTO's material and piece-square tables (Ronald Friederich, https://www.chessprogramming.org/PeSTO%27s_Evaluation_Function); positional terms set by hand"
+SOURCE = ("PeSTO's material and piece-square tables (Ronald Friederich, "
+          "https://www.chessprogramming.org/PeSTO%27s_Evaluation_Function); positional "
+          "terms set by hand")
 """Where these numbers come from."""
 
 MG_VALUE = (0, 82, 337, 365, 477, 1025, 0)

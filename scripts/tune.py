@@ -39,7 +39,7 @@ def _extract(args: argparse.Namespace) -> int:
     from tunelib import extract
     start = time.monotonic()
     stats = extract.extract_files(args.pgn, args.output, skip_plies=args.skip_plies,
-                                  max_ply=args.max_ply, report=lambda line: print(line, file=sys.stderr))
+                                  max_ply=args.max_ply)
     print(stats.summary())
     print("extract: %.0f s -> %s" % (time.monotonic() - start, args.output))
     return 0
@@ -49,7 +49,7 @@ def _fit(args: argparse.Namespace) -> int:
     from tunelib import fit
     start = time.monotonic()
     result = fit.fit_file(args.positions, iterations=args.iterations, seed=args.seed, step=args.step,
-                          k=args.k, groups=args.groups, report=print)
+                          k=args.k, groups=args.groups, holdout=args.holdout, report=print)
     fit.save(result, args.output)
     print("fit: %.0f s -> %s" % (time.monotonic() - start, args.output))
     return 0
@@ -94,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--k", type=float, help="use this K instead of fitting it")
     fit.add_argument("--groups", default="all",
                      help="which weights to tune: all, or a comma list of prefixes (material,pst,pawn,...)")
+    fit.add_argument("--holdout", type=int, default=10, metavar="N",
+                     help="measure, not fit, the positions of every N-th game (0: fit them all)")
     fit.set_defaults(run=_fit)
 
     write = commands.add_parser("write", help="a weights module from the fit's output")

@@ -47,9 +47,10 @@ def _tuple(values: Sequence[int]) -> str:
 def _source(source: str) -> str:
     """``SOURCE = ...``, wrapped into pieces of at most 80 characters (breaking at spaces)."""
     pieces = textwrap.wrap(source, 80, drop_whitespace=False, break_long_words=False) or [""]
-    if len(pieces) == 1:
-        return "SOURCE = %r" % source
-    return "SOURCE = (" + "\n          ".join(repr(piece) for piece in pieces) + ")"
+    quoted = [json.dumps(piece) for piece in pieces]  # double quotes always (repr picks either)
+    if len(quoted) == 1:
+        return "SOURCE = " + quoted[0]
+    return "SOURCE = (" + "\n          ".join(quoted) + ")"
 
 
 def render(tables: Dict[str, object], source: str) -> str:
