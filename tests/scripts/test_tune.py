@@ -174,6 +174,9 @@ def test_fit_recovers_a_known_weight():
     assert result.weights[params.TEMPO_INDEX] == 40
     assert result.weights[:params.TEMPO_INDEX] == params.current()[:params.TEMPO_INDEX]
     assert result.error_after < result.error_before
+    # A ridge penalty far above what the data can pay for keeps the weights where they were.
+    held = fit.fit(rows, params.current(), iterations=20, step=8, k=0.006, groups="tempo", holdout=0, l2=1.0)
+    assert held.weights == params.current() and held.l2 == 1.0
 
 
 def test_fit_finds_k_and_lowers_the_error_of_all_weights():
