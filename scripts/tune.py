@@ -49,7 +49,8 @@ def _fit(args: argparse.Namespace) -> int:
     from tunelib import fit
     start = time.monotonic()
     result = fit.fit_file(args.positions, iterations=args.iterations, seed=args.seed, step=args.step,
-                          k=args.k, groups=args.groups, holdout=args.holdout, report=print, l2=args.l2)
+                          k=args.k, groups=args.groups, holdout=args.holdout, report=print, l2=args.l2,
+                          patience=args.patience)
     fit.save(result, args.output)
     print("fit: %.0f s -> %s" % (time.monotonic() - start, args.output))
     return 0
@@ -98,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="measure, not fit, the positions of every N-th game (0: fit them all)")
     fit.add_argument("--l2", type=float, default=0.0, metavar="LAMBDA",
                      help="add LAMBDA x the sum of squared moves from the current weights to the error")
+    fit.add_argument("--patience", type=int, default=0, metavar="N",
+                     help="stop when N passes in a row did not lower the held-out error; keep the best pass's weights")
     fit.set_defaults(run=_fit)
 
     write = commands.add_parser("write", help="a weights module from the fit's output")

@@ -21,7 +21,10 @@ the seed and the options: the same runs give the same JSON.
 
 Every ``holdout``-th game's positions (by the CSV's game number) are left out of the fit and
 only measured, so the output says whether the fitted weights predict games they were not
-fitted to better than the current ones.
+fitted to better than the current ones. With ``patience`` N the fit stops once N passes in a
+row have not lowered the held-out error and returns the weights of its best pass (early
+stopping: the held-out games then choose the pass, so their error is no longer an unbiased
+measure of the result).
 """
 
 import json
@@ -60,6 +63,9 @@ class FitResult:
     groups: str
     changed: int
     l2: float = 0.0
+    patience: int = 0
+    best_pass: int = 0
+    """The pass whose weights are the result (the last one, unless ``patience`` stopped early)."""
 
 
 def error(scores: Sequence[int], labels: Sequence[float], k: float) -> float:
@@ -176,7 +182,8 @@ def _scores(positions: List[features.Features], weights: Sequence[int]) -> List[
 
 def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: int = 3, seed: int = 1,
         step: int = 1, k: Optional[float] = None, groups: str = "all", holdout: int = 10,
-        positions_file: str = "", report: Callable[[str], None] = lambda line: None, l2: float = 0.0) -> FitResult:
+        positions_file: str = "", report: Callable[[str], None] = lambda line: None, l2: float = 0.0,
+        patience: int = 0) -> FitResult:
     """Fit K (unless given), then the weights in ``groups`` to the (fen, label, game) rows."""
     import chess
     train: List[features.Features] = []
@@ -201,6 +208,8 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
     order = params.group_indices(groups)
     rng = random.Random(seed)
     passes = 0
+    first_step = step
+    best = (test_before, 0, list(weights))  # held-out error, pass, weights: for --patience
     for iteration in range(iterations):
         rng.shuffle(order)
         moved = 0
@@ -215,22 +224,35 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
         test_now = error(_scores(test, state.weights), test_labels, k) if test else None
         report("pass %d (step %d): %d weights moved, error %.6f%s" % (
             iteration + 1, step, moved, state.mse(), "" if test_now is None else ", held out %.6f" % test_now))
+        if patience and test_now is not None:
+            if test_now < best[0]:
+                best = (test_now, passes, list(state.weights))
+            elif passes - best[1] >= patience:
+                report("held-out error not below pass %d's for %d passes: its weights are the result"
+                       % (best[1], patience))
+                break
         if not moved:
             if step == 1:
                 break
             step = max(1, step // 2)
-    after = state.mse()
-    test_after = error(_scores(test, state.weights), test_labels, k) if test else None
-    changed = sum(1 for a, b in zip(initial, state.weights) if a != b)
-    return FitResult(params.NAMES, list(state.weights), list(initial), k, before, after, test_before, test_after,
-                     len(train), len(test), positions_file, iterations, passes, seed, step, groups, changed, l2)
+    final = list(state.weights)
+    best_pass = passes
+    if patience and test:
+        _, best_pass, final = best
+    after = error(_scores(train, final), train_labels, k)
+    test_after = error(_scores(test, final), test_labels, k) if test else None
+    changed = sum(1 for a, b in zip(initial, final) if a != b)
+    return FitResult(params.NAMES, final, list(initial), k, before, after, test_before, test_after,
+                     len(train), len(test), positions_file, iterations, passes, seed, first_step, groups, changed,
+                     l2, patience, best_pass)
 
 
 def fit_file(path: str, iterations: int = 3, seed: int = 1, step: int = 1, k: Optional[float] = None,
              groups: str = "all", holdout: int = 10, report: Callable[[str], None] = lambda line: None,
-             l2: float = 0.0) -> FitResult:
+             l2: float = 0.0, patience: int = 0) -> FitResult:
     """``fit`` on an ``extract`` CSV, from the current weights (engine/weights.py)."""
-    return fit(read_csv(path), params.current(), iterations, seed, step, k, groups, holdout, path, report, l2)
+    return fit(read_csv(path), params.current(), iterations, seed, step, k, groups, holdout, path, report, l2,
+               patience)
 
 
 def save(result: FitResult, path: str) -> None:

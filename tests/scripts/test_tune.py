@@ -193,6 +193,19 @@ def test_fit_finds_k_and_lowers_the_error_of_all_weights():
     assert result.changed > 0
 
 
+def test_patience_returns_the_weights_of_the_best_held_out_pass():
+    # Labels from other weights than the fit can reach: the held-out error turns up at some pass.
+    rows = _synthetic(params.current(), k=0.005, n_games=12, seed=13)
+    rng = random.Random(2)
+    rows = [(fen, float(rng.random() < label), i // 20) for i, (fen, label, _) in enumerate(rows)]
+    full = fit.fit(rows, params.current(), iterations=12, seed=1, holdout=3)
+    early = fit.fit(rows, params.current(), iterations=12, seed=1, holdout=3, patience=2)
+    assert early.holdout_after <= min(early.holdout_before, full.holdout_after)
+    assert early.best_pass < early.passes < full.passes == 12  # (6 and 8 with this data)
+    partial = fit.fit(rows, params.current(), iterations=early.best_pass, seed=1, holdout=3)
+    assert partial.weights == early.weights  # the same passes: the same weights
+
+
 def test_the_fits_running_sums_match_a_fresh_evaluation():
     rows = _synthetic(params.current(), k=0.005, n_games=5, seed=9)
     rows = [(fen, 1.0 if i % 3 else 0.0, i) for i, (fen, _, _) in enumerate(rows)]
