@@ -3,7 +3,7 @@
 
     python3 scripts/tune.py gen --games 200 --nodes 3000 -o selfplay.pgn
     python3 scripts/tune.py extract selfplay.pgn -o positions.csv
-    python3 scripts/tune.py fit positions.csv -o tuned.json --iterations 3 --seed 1
+    python3 scripts/tune.py fit positions.csv -o tuned.json --holdout 5 --patience 5 --iterations 100
     python3 scripts/tune.py write tuned.json -o engine/weights.py     # or --diff
 
 ``gen`` plays Pruner against itself at a fixed node count with scripts/match.py; ``extract``

@@ -33,6 +33,8 @@ import random
 from dataclasses import asdict, dataclass
 from typing import Callable, List, Optional, Sequence, Tuple
 
+import chess
+
 from tunelib import features, params
 from tunelib.extract import read_csv
 from engine.evaluate import PHASE_MAX
@@ -185,7 +187,6 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
         positions_file: str = "", report: Callable[[str], None] = lambda line: None, l2: float = 0.0,
         patience: int = 0) -> FitResult:
     """Fit K (unless given), then the weights in ``groups`` to the (fen, label, game) rows."""
-    import chess
     train: List[features.Features] = []
     train_labels: List[float] = []
     test: List[features.Features] = []
@@ -197,7 +198,8 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
         else:
             train.append(features.extract(chess.Board(fen)))
             train_labels.append(label)
-    report("positions: %d to fit, %d held out%s" % (len(train), len(test), " (every %d-th game)" % holdout if holdout else ""))
+    report("positions: %d to fit, %d held out%s"
+           % (len(train), len(test), " (every %d-th game)" % holdout if holdout else ""))
     weights = list(initial)
     if k is None:
         k = find_k(_scores(train, weights), train_labels)

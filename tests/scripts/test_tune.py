@@ -2,7 +2,6 @@
 labels, the fit's recovery and reproducibility, and the weights module it writes."""
 
 import importlib.util
-import io
 import json
 import math
 import os
