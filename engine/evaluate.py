@@ -1,8 +1,9 @@
 """Static evaluation: tapered middlegame/endgame material, piece-square tables and a few
 positional terms (pawn structure, bishop pair, rooks on open files).
 
-Material and PST figures are PeSTO's (Ronald Friederich, published on the Chess Programming
-Wiki: https://www.chessprogramming.org/PeSTO%27s_Evaluation_Function). Their sums are kept
+The weights are in engine/weights.py (scripts/tune.py writes it); the material and PST
+figures there are PeSTO's (Ronald Friederich, published on the Chess Programming Wiki:
+https://www.chessprogramming.org/PeSTO%27s_Evaluation_Function). Material+PST sums are kept
 incrementally by ``engine.makemove``; ``blend`` adds the terms computed on demand and blends
 middlegame and endgame by game phase. Scores are from the side to move. ``breakdown`` shows
 the same evaluation term by term (the UCI ``eval`` command); it is never called by the search.
@@ -13,131 +14,22 @@ from typing import List, Tuple
 
 import chess
 
+from engine import weights
+
 PHASE_INC = (0, 0, 1, 1, 2, 4, 0)
 """Game-phase weight per piece type (index by python-chess piece type; 0 is unused)."""
 PHASE_MAX = 24
 """Phase of the full starting material; more (after promotions) is clamped."""
 
-TEMPO = 10
+TEMPO = weights.TEMPO
 """Bonus for the side to move (it can act first)."""
 
-_MG_VALUE = (0, 82, 337, 365, 477, 1025, 0)
-_EG_VALUE = (0, 94, 281, 297, 512, 936, 0)
-
-# PeSTO tables as published: index 0 is a8, 63 is h1 (White's view, rank 8 first).
-_MG_TABLES = {
-    chess.PAWN: (
-        0, 0, 0, 0, 0, 0, 0, 0,
-        98, 134, 61, 95, 68, 126, 34, -11,
-        -6, 7, 26, 31, 65, 56, 25, -20,
-        -14, 13, 6, 21, 23, 12, 17, -23,
-        -27, -2, -5, 12, 17, 6, 10, -25,
-        -26, -4, -4, -10, 3, 3, 33, -12,
-        -35, -1, -20, -23, -15, 24, 38, -22,
-        0, 0, 0, 0, 0, 0, 0, 0),
-    chess.KNIGHT: (
-        -167, -89, -34, -49, 61, -97, -15, -107,
-        -73, -41, 72, 36, 23, 62, 7, -17,
-        -47, 60, 37, 65, 84, 129, 73, 44,
-        -9, 17, 19, 53, 37, 69, 18, 22,
-        -13, 4, 16, 13, 28, 19, 21, -8,
-        -23, -9, 12, 10, 19, 17, 25, -16,
-        -29, -53, -12, -3, -1, 18, -14, -19,
-        -105, -21, -58, -33, -17, -28, -19, -23),
-    chess.BISHOP: (
-        -29, 4, -82, -37, -25, -42, 7, -8,
-        -26, 16, -18, -13, 30, 59, 18, -47,
-        -16, 37, 43, 40, 35, 50, 37, -2,
-        -4, 5, 19, 50, 37, 37, 7, -2,
-        -6, 13, 13, 26, 34, 12, 10, 4,
-        0, 15, 15, 15, 14, 27, 18, 10,
-        4, 15, 16, 0, 7, 21, 33, 1,
-        -33, -3, -14, -21, -13, -12, -39, -21),
-    chess.ROOK: (
-        32, 42, 32, 51, 63, 9, 31, 43,
-        27, 32, 58, 62, 80, 67, 26, 44,
-        -5, 19, 26, 36, 17, 45, 61, 16,
-        -24, -11, 7, 26, 24, 35, -8, -20,
-        -36, -26, -12, -1, 9, -7, 6, -23,
-        -45, -25, -16, -17, 3, 0, -5, -33,
-        -44, -16, -20, -9, -1, 11, -6, -71,
-        -19, -13, 1, 17, 16, 7, -37, -26),
-    chess.QUEEN: (
-        -28, 0, 29, 12, 59, 44, 43, 45,
-        -24, -39, -5, 1, -16, 57, 28, 54,
-        -13, -17, 7, 8, 29, 56, 47, 57,
-        -27, -27, -16, -16, -1, 17, -2, 1,
-        -9, -26, -9, -10, -2, -4, 3, -3,
-        -14, 2, -11, -2, -5, 2, 14, 5,
-        -35, -8, 11, 2, 8, 15, -3, 1,
-        -1, -18, -9, 10, -15, -25, -31, -50),
-    chess.KING: (
-        -65, 23, 16, -15, -56, -34, 2, 13,
-        29, -1, -20, -7, -8, -4, -38, -29,
-        -9, 24, 2, -16, -20, 6, 22, -22,
-        -17, -20, -12, -27, -30, -25, -14, -36,
-        -49, -1, -27, -39, -46, -44, -33, -51,
-        -14, -14, -22, -46, -44, -30, -15, -27,
-        1, 7, -8, -64, -43, -16, 9, 8,
-        -15, 36, 12, -54, 8, -28, 24, 14),
-}
-
-_EG_TABLES = {
-    chess.PAWN: (
-        0, 0, 0, 0, 0, 0, 0, 0,
-        178, 173, 158, 134, 147, 132, 165, 187,
-        94, 100, 85, 67, 56, 53, 82, 84,
-        32, 24, 13, 5, -2, 4, 17, 17,
-        13, 9, -3, -7, -7, -8, 3, -1,
-        4, 7, -6, 1, 0, -5, -1, -8,
-        13, 8, 8, 10, 13, 0, 2, -7,
-        0, 0, 0, 0, 0, 0, 0, 0),
-    chess.KNIGHT: (
-        -58, -38, -13, -28, -31, -27, -63, -99,
-        -25, -8, -25, -2, -9, -25, -24, -52,
-        -24, -20, 10, 9, -1, -9, -19, -41,
-        -17, 3, 22, 22, 22, 11, 8, -18,
-        -18, -6, 16, 25, 16, 17, 4, -18,
-        -23, -3, -1, 15, 10, -3, -20, -22,
-        -42, -20, -10, -5, -2, -20, -23, -44,
-        -29, -51, -23, -15, -22, -18, -50, -64),
-    chess.BISHOP: (
-        -14, -21, -11, -8, -7, -9, -17, -24,
-        -8, -4, 7, -12, -3, -13, -4, -14,
-        2, -8, 0, -1, -2, 6, 0, 4,
-        -3, 9, 12, 9, 14, 10, 3, 2,
-        -6, 3, 13, 19, 7, 10, -3, -9,
-        -12, -3, 8, 10, 13, 3, -7, -15,
-        -14, -18, -7, -1, 4, -9, -15, -27,
-        -23, -9, -23, -5, -9, -16, -5, -17),
-    chess.ROOK: (
-        13, 10, 18, 15, 12, 12, 8, 5,
-        11, 13, 13, 11, -3, 3, 8, 3,
-        7, 7, 7, 5, 4, -3, -5, -3,
-        4, 3, 13, 1, 2, 1, -1, 2,
-        3, 5, 8, 4, -5, -6, -8, -11,
-        -4, 0, -5, -1, -7, -12, -8, -16,
-        -6, -6, 0, 2, -9, -9, -11, -3,
-        -9, 2, 3, -1, -5, -13, 4, -20),
-    chess.QUEEN: (
-        -9, 22, 22, 27, 27, 19, 10, 20,
-        -17, 20, 32, 41, 58, 25, 30, 0,
-        -20, 6, 9, 49, 47, 35, 19, 9,
-        3, 22, 24, 45, 57, 40, 57, 36,
-        -18, 28, 19, 47, 31, 34, 39, 23,
-        -16, -27, 15, 6, 9, 17, 10, 5,
-        -22, -23, -30, -16, -16, -23, -36, -32,
-        -33, -28, -22, -43, -5, -32, -20, -41),
-    chess.KING: (
-        -74, -35, -18, -18, -11, 15, 4, -17,
-        -12, 17, 14, 17, 17, 38, 23, 11,
-        10, 17, 23, 15, 20, 45, 44, 13,
-        -8, 22, 24, 27, 26, 33, 26, 3,
-        -18, -4, 21, 24, 27, 23, 9, -11,
-        -19, -3, 11, 21, 23, 16, 7, -9,
-        -27, -11, 4, 13, 14, 4, -5, -17,
-        -53, -34, -21, -11, -28, -14, -24, -43),
-}
+# The numbers live in engine/weights.py (scripts/tune.py writes it); the names below are
+# the ones this module has always used.
+_MG_VALUE = weights.MG_VALUE
+_EG_VALUE = weights.EG_VALUE
+_MG_TABLES = weights.MG_TABLES
+_EG_TABLES = weights.EG_TABLES
 
 
 def _signed_tables(values, tables) -> List[Tuple[Tuple[int, ...], Tuple[int, ...]]]:
@@ -174,15 +66,15 @@ def material_pst(board: chess.Board) -> Tuple[int, int, int]:
 
 # -- positional terms (White-positive (mg, eg) pairs) ------------------------------------------
 
-PASSED_MG = (0, 0, 0, 5, 15, 30, 50, 0)
+PASSED_MG = weights.PASSED_MG
 """Passed pawn bonus by relative rank (index 1 = second rank), middlegame."""
-PASSED_EG = (0, 0, 10, 20, 35, 60, 100, 0)
+PASSED_EG = weights.PASSED_EG
 """Passed pawn bonus by relative rank, endgame (PeSTO's pawn table already rewards advance)."""
-ISOLATED = (-10, -15)
-DOUBLED = (-10, -20)
-BISHOP_PAIR = (30, 50)
-ROOK_OPEN_FILE = (25, 10)
-ROOK_SEMI_OPEN_FILE = (12, 8)
+ISOLATED = weights.ISOLATED
+DOUBLED = weights.DOUBLED
+BISHOP_PAIR = weights.BISHOP_PAIR
+ROOK_OPEN_FILE = weights.ROOK_OPEN_FILE
+ROOK_SEMI_OPEN_FILE = weights.ROOK_SEMI_OPEN_FILE
 
 
 def _passed_masks(color: bool) -> List[int]:
@@ -355,6 +247,14 @@ def _count(squares: int) -> int:
     return count
 
 
+# Single names for the hot path (no tuple indexing per node); they were literals before the
+# weights moved to engine/weights.py.
+_PAIR_MG, _PAIR_EG = BISHOP_PAIR
+_OPEN_MG, _OPEN_EG = ROOK_OPEN_FILE
+_SEMI_OPEN_MG, _SEMI_OPEN_EG = ROOK_SEMI_OPEN_FILE
+_TEMPO = TEMPO
+
+
 def evaluate_position(pos) -> int:
     """``evaluate`` of an ``engine.board.Position``: its incremental sums plus the terms
     ``positional`` adds, from the side to move."""
@@ -378,12 +278,12 @@ def evaluate_position(pos) -> int:
     eg = pos.eg + entry[3]
     bishops = bb[3] & white
     if bishops != _H8 and bishops & (bishops - 1):  # a pair (h8 alone is the sign bit)
-        mg += 30
-        eg += 50
+        mg += _PAIR_MG
+        eg += _PAIR_EG
     bishops = bb[3] & black
     if bishops != _H8 and bishops & (bishops - 1):
-        mg -= 30
-        eg -= 50
+        mg -= _PAIR_MG
+        eg -= _PAIR_EG
     rooks = bb[4]
     if rooks:
         open_files = entry[4]
@@ -392,35 +292,34 @@ def evaluate_position(pos) -> int:
             on_open = own & open_files
             if on_open:
                 count = _count(on_open)
-                mg += 25 * count
-                eg += 10 * count
+                mg += _OPEN_MG * count
+                eg += _OPEN_EG * count
             on_half_open = own & entry[5]
             if on_half_open:
                 count = _count(on_half_open)
-                mg += 12 * count
-                eg += 8 * count
+                mg += _SEMI_OPEN_MG * count
+                eg += _SEMI_OPEN_EG * count
         own = rooks & black
         if own:
             on_open = own & open_files
             if on_open:
                 count = _count(on_open)
-                mg -= 25 * count
-                eg -= 10 * count
+                mg -= _OPEN_MG * count
+                eg -= _OPEN_EG * count
             on_half_open = own & entry[6]
             if on_half_open:
                 count = _count(on_half_open)
-                mg -= 12 * count
-                eg -= 8 * count
+                mg -= _SEMI_OPEN_MG * count
+                eg -= _SEMI_OPEN_EG * count
     phase = pos.phase
     if phase > 24:
         phase = 24
     if not pos.turn:
         mg, eg = -mg, -eg  # negate before dividing: floor division keeps colour symmetry
-    return (mg * phase + eg * (24 - phase)) // 24 + 10
+    return (mg * phase + eg * (24 - phase)) // 24 + _TEMPO
 
 
-assert BISHOP_PAIR == (30, 50) and ROOK_OPEN_FILE == (25, 10) and ROOK_SEMI_OPEN_FILE == (12, 8)
-assert PHASE_MAX == 24 and TEMPO == 10  # written out in evaluate_position
+assert PHASE_MAX == 24  # written out in evaluate_position
 
 
 # -- the evaluation term by term (the UCI ``eval`` command) ------------------------------------

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Texel tuning of Pruner's evaluation: self-play games, labelled quiet positions, a logistic fit.
+
+    python3 scripts/tune.py gen --games 200 --nodes 3000 -o selfplay.pgn
+    python3 scripts/tune.py extract selfplay.pgn -o positions.csv
+    python3 scripts/tune.py fit positions.csv -o tuned.json --holdout 5 --patience 5 --iterations 100
+    python3 scripts/tune.py write tuned.json -o engine/weights.py     # or --diff
+
+``gen`` plays Pruner against itself at a fixed node count with scripts/match.py; ``extract``
+keeps the quiet positions after the opening, each labelled with its game's result; ``fit``
+finds the scale K of sigmoid(K * eval) for the current weights, then the weights that
+minimise the mean squared error against the results; ``write`` turns the fitted vector into
+a module shaped as engine/weights.py. See docs/tuning.md.
+"""
+
+import argparse
+import sys
+import time
+from typing import List, Optional
+
+import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+
+from engine.cpus import usable_cpus  # noqa: E402
+
+
+def _gen(args: argparse.Namespace) -> int:
+    import match
+    from tunelib import gen
+    argv = gen.match_argv(args.output, args.games, args.nodes, args.engine, args.jobs, args.seed,
+                          args.openings, args.dir)
+    print(gen.describe(argv), flush=True)
+    start = time.monotonic()
+    status = match.main(argv)
+    print("gen: %d games in %.0f s -> %s" % (args.games, time.monotonic() - start, args.output))
+    return status
+
+
+def _extract(args: argparse.Namespace) -> int:
+    from tunelib import extract
+    start = time.monotonic()
+    stats = extract.extract_files(args.pgn, args.output, skip_plies=args.skip_plies,
+                                  max_ply=args.max_ply)
+    print(stats.summary())
+    print("extract: %.0f s -> %s" % (time.monotonic() - start, args.output))
+    return 0
+
+
+def _fit(args: argparse.Namespace) -> int:
+    from tunelib import fit
+    start = time.monotonic()
+    result = fit.fit_file(args.positions, iterations=args.iterations, seed=args.seed, step=args.step,
+                          k=args.k, groups=args.groups, holdout=args.holdout, report=print, l2=args.l2,
+                          patience=args.patience)
+    fit.save(result, args.output)
+    print("fit: %.0f s -> %s" % (time.monotonic() - start, args.output))
+    return 0
+
+
+def _write(args: argparse.Namespace) -> int:
+    from tunelib import writer
+    return writer.main(args.tuned, args.output, args.diff)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``tune.py``: one subparser per step."""
+    parser = argparse.ArgumentParser(prog="tune.py", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    gen = commands.add_parser("gen", help="self-play games at a fixed node count (scripts/match.py)")
+    gen.add_argument("-o", "--output", required=True, metavar="FILE.pgn", help="PGN file to write")
+    gen.add_argument("--games", type=int, default=200, help="number of games (even)")
+    gen.add_argument("--nodes", type=int, default=3000, help="nodes per move")
+    gen.add_argument("--engine", default="python3 -m protocol",
+                     help="engine command for both sides (e.g. a PyPy: '/path/pypy -m protocol')")
+    gen.add_argument("--dir", metavar="DIR", help="working directory of the engines (a frozen checkout)")
+    gen.add_argument("--jobs", type=int, default=usable_cpus(), help="games at a time")
+    gen.add_argument("--seed", type=int, default=24, help="seed of the opening order")
+    gen.add_argument("--openings", metavar="FILE", help="opening book (default: match.py's)")
+    gen.set_defaults(run=_gen)
+
+    extract = commands.add_parser("extract", help="labelled quiet positions from PGN games")
+    extract.add_argument("pgn", nargs="+", help="PGN files (.pgn or .pgn.gz)")
+    extract.add_argument("-o", "--output", required=True, metavar="FILE.csv", help="positions to write")
+    extract.add_argument("--skip-plies", type=int, default=16, metavar="N",
+                         help="leave out the first N plies of each game (book and opening)")
+    extract.add_argument("--max-ply", type=int, default=400, metavar="N", help="leave out plies from N on")
+    extract.set_defaults(run=_extract)
+
+    fit = commands.add_parser("fit", help="fit K, then the weights (mean squared error of sigmoid(K*eval))")
+    fit.add_argument("positions", help="the CSV of extract")
+    fit.add_argument("-o", "--output", required=True, metavar="FILE.json", help="fitted weights and figures")
+    fit.add_argument("--iterations", type=int, default=3, help="passes of coordinate descent over the weights")
+    fit.add_argument("--seed", type=int, default=1, help="seed of the order the weights are tried in")
+    fit.add_argument("--step", type=int, default=1, help="first step size in centipawns")
+    fit.add_argument("--k", type=float, help="use this K instead of fitting it")
+    fit.add_argument("--groups", default="all",
+                     help="which weights to tune: all, or a comma list of prefixes (material,pst,pawn,...)")
+    fit.add_argument("--holdout", type=int, default=10, metavar="N",
+                     help="measure, not fit, the positions of every N-th game (0: fit them all)")
+    fit.add_argument("--l2", type=float, default=0.0, metavar="LAMBDA",
+                     help="add LAMBDA x the sum of squared moves from the current weights to the error")
+    fit.add_argument("--patience", type=int, default=0, metavar="N",
+                     help="stop when N passes in a row did not lower the held-out error; keep the best pass's weights")
+    fit.set_defaults(run=_fit)
+
+    write = commands.add_parser("write", help="a weights module from the fit's output")
+    write.add_argument("tuned", help="the JSON of fit")
+    write.add_argument("-o", "--output", metavar="FILE.py", help="module to write (default: stdout)")
+    write.add_argument("--diff", action="store_true", help="print the changed weights instead")
+    write.set_defaults(run=_write)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run one subcommand; its exit status."""
+    args = build_parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

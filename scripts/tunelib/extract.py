@@ -1,0 +1,164 @@
+"""``tune.py extract``: quiet positions after the opening, each labelled with its game's result.
+
+From each game that ended by the rules or by adjudication (a time loss, an illegal move or a
+crash says nothing about the position; ``*`` has no result; an exact repeat of an earlier
+game adds nothing), every position before a move is kept unless
+
+- it stands in the first ``skip_plies`` plies of the game, counted from the initial position
+  (the book's openings start at ply 6): the opening's positions are nearly the same in every
+  game, and what decides their result comes later;
+- it stands at ``max_ply`` or later;
+- the side to move is in check (no static evaluation is meant for it);
+- it is not quiet: Pruner's quiescence search (``Searcher.quiescence_score``) returns
+  anything but the static evaluation, i.e. some capture or promotion changes the score (the
+  evaluation is tuned for the positions it is asked about, where the captures are done);
+- the same position (``Board.epd()``: pieces, side to move, castling, en passant) was kept
+  before: the first occurrence and its game's result are kept.
+
+The label is the game's result from White's view: 1, 0.5 or 0. Output is a CSV with the
+columns ``fen,result,game,ply``.
+"""
+
+import csv
+import gzip
+from dataclasses import dataclass, field
+from typing import Dict, IO, Iterator, List, Tuple
+
+import matchlib  # noqa: F401 - puts this checkout's root on sys.path
+
+import chess  # noqa: E402
+import chess.pgn  # noqa: E402
+
+from engine.evaluate import evaluate  # noqa: E402
+from engine.search import Searcher  # noqa: E402
+
+RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
+"""Game result -> label (White's score)."""
+KEPT_TERMINATIONS = ("normal", "adjudication")
+"""Game endings whose result says something about the positions (as scripts/wdl_fit.py)."""
+
+
+@dataclass
+class Stats:
+    """What ``extract`` read, left out and kept."""
+
+    games: int = 0
+    games_kept: int = 0
+    games_left_out: Dict[str, int] = field(default_factory=dict)
+    """Reason -> games."""
+    positions: int = 0
+    """Positions before a move in the kept games."""
+    left_out: Dict[str, int] = field(default_factory=dict)
+    """Reason -> positions, in the order the filters apply."""
+    kept: int = 0
+    results: Dict[float, int] = field(default_factory=dict)
+    """Label -> kept positions."""
+
+    def skip(self, table: Dict[str, int], reason: str) -> None:
+        """Count one thing left out for ``reason``."""
+        table[reason] = table.get(reason, 0) + 1
+
+    def summary(self) -> str:
+        """The figures, a line each (docs/tuning.md quotes them)."""
+        lines = ["games: %d read, %d kept%s" % (self.games, self.games_kept, "".join(
+            ", %d %s" % (n, reason) for reason, n in self.games_left_out.items()))]
+        lines.append("positions: %d before a move, %d kept; left out: %s" % (self.positions, self.kept, ", ".join(
+            "%d %s" % (n, reason) for reason, n in self.left_out.items()) or "none"))
+        lines.append("kept positions by result (White's view): %d wins, %d draws, %d losses" % (
+            self.results.get(1.0, 0), self.results.get(0.5, 0), self.results.get(0.0, 0)))
+        return "\n".join(lines)
+
+
+def _open(path: str) -> IO[str]:
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
+
+
+def read_games(paths: List[str]) -> Iterator[chess.pgn.Game]:
+    """Every game of the PGN files, in order."""
+    for path in paths:
+        with _open(path) as handle:
+            while True:
+                game = chess.pgn.read_game(handle)
+                if game is None:
+                    break
+                yield game
+
+
+def is_quiet(searcher: Searcher, board: chess.Board) -> bool:
+    """No capture or promotion changes the score: quiescence search equals the static eval."""
+    return searcher.quiescence_score(board) == evaluate(board)
+
+
+def positions(games: Iterator[chess.pgn.Game], stats: Stats, skip_plies: int = 16,
+              max_ply: int = 400) -> Iterator[Tuple[str, float, int, int]]:
+    """The kept positions as (fen, label, game number (1-based), ply), counting into ``stats``."""
+    searcher = Searcher(hash_mb=1)
+    seen_games = set()
+    seen = set()
+    for game in games:
+        stats.games += 1
+        result = game.headers.get("Result", "*")
+        termination = game.headers.get("Termination", "normal")
+        if result not in RESULTS:
+            stats.skip(stats.games_left_out, "unfinished")
+            continue
+        if termination not in KEPT_TERMINATIONS:
+            stats.skip(stats.games_left_out, "ended by a fault (%s)" % termination)
+            continue
+        if game.errors:
+            stats.skip(stats.games_left_out, "unreadable")
+            continue
+        board = game.board()
+        moves = list(game.mainline_moves())
+        identity = (board.fen(), tuple(moves))
+        if identity in seen_games:
+            stats.skip(stats.games_left_out, "repeats of an earlier game")
+            continue
+        seen_games.add(identity)
+        stats.games_kept += 1
+        label = RESULTS[result]
+        for move in moves:
+            stats.positions += 1
+            ply = board.ply()
+            if ply < skip_plies:
+                stats.skip(stats.left_out, "in the opening")
+            elif ply >= max_ply:
+                stats.skip(stats.left_out, "beyond the last ply")
+            elif board.is_check():
+                stats.skip(stats.left_out, "in check")
+            elif not is_quiet(searcher, board):
+                stats.skip(stats.left_out, "not quiet")
+            else:
+                key = board.epd()
+                if key in seen:
+                    stats.skip(stats.left_out, "duplicates")
+                else:
+                    seen.add(key)
+                    stats.kept += 1
+                    stats.results[label] = stats.results.get(label, 0) + 1
+                    yield board.fen(), label, stats.games, ply
+            board.push(move)
+
+
+def write_csv(rows: Iterator[Tuple[str, float, int, int]], handle: IO[str]) -> None:
+    """Write ``positions``'s rows with a header line."""
+    writer = csv.writer(handle, lineterminator="\n")
+    writer.writerow(("fen", "result", "game", "ply"))
+    for fen, label, game, ply in rows:
+        writer.writerow((fen, label, game, ply))
+
+
+def read_csv(path: str) -> List[Tuple[str, float, int]]:
+    """(fen, label, game number) of every row of an ``extract`` CSV."""
+    with open(path, newline="") as handle:
+        return [(row["fen"], float(row["result"]), int(row["game"])) for row in csv.DictReader(handle)]
+
+
+def extract_files(paths: List[str], output: str, skip_plies: int = 16, max_ply: int = 400) -> Stats:
+    """``tune.py extract``: the kept positions of the games in ``paths`` into the CSV ``output``."""
+    stats = Stats()
+    with open(output, "w", newline="") as handle:
+        write_csv(positions(read_games(paths), stats, skip_plies, max_ply), handle)
+    return stats

@@ -1,0 +1,269 @@
+"""scripts/tune.py (issue 24): features equal to the engine's evaluation, extract's filters and
+labels, the fit's recovery and reproducibility, and the weights module it writes."""
+
+import importlib.util
+import json
+import math
+import os
+import random
+
+import chess
+import pytest
+
+import match
+import tune
+from engine.evaluate import evaluate
+from engine.search import Searcher
+from tests.paths import ROOT
+from tunelib import extract, features, fit, gen, params, writer
+
+WAC = os.path.join(ROOT, "tests", "data", "epd", "wac.epd")
+
+
+def _playout_positions(games, seed):
+    """Positions of random games (every ply), seeded: openings, middlegames, endgames, promotions."""
+    rng = random.Random(seed)
+    boards = []
+    for _ in range(games):
+        board = chess.Board()
+        for _ in range(rng.randrange(10, 200)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            boards.append(board.copy(stack=False))
+    return boards
+
+
+def _wac_positions():
+    with open(WAC) as handle:
+        return [chess.Board(" ".join(line.split()[:4]) + " 0 1") for line in handle if line.strip()]
+
+
+def test_feature_eval_equals_the_engine_eval_for_the_current_weights():
+    # The key correctness test: the fit's linear evaluation is engine/evaluate.py's.
+    weights = params.current()
+    boards = _playout_positions(60, seed=24) + _wac_positions()
+    assert len(boards) > 5000
+    for board in boards:
+        assert features.evaluate(features.extract(board), weights, params.TEMPO_INDEX) == evaluate(board), board.fen()
+
+
+def test_the_vector_names_each_weight_once_and_reads_the_weights_module():
+    assert len(params.NAMES) == len(set(params.NAMES)) == 769
+    weights = params.current()
+    assert weights[params.NAMES.index("MG_VALUE[2]")] == 337
+    assert weights[params.NAMES.index("EG_TABLES[6][0]")] == -74
+    assert weights[params.TEMPO_INDEX] == 10
+    assert params.group_indices("tempo") == [params.TEMPO_INDEX]
+    assert len(params.group_indices("material")) == 10
+    with pytest.raises(ValueError):
+        params.group_indices("kings")
+
+
+def test_the_weights_module_is_the_writers_output_for_the_current_weights():
+    from engine import weights as module
+    with open(module.__file__) as handle:
+        assert writer.render(params.tables(params.current()), module.SOURCE) == handle.read()
+
+
+PGN = """[Event "t"]
+[White "a"]
+[Black "b"]
+[Result "1-0"]
+[Termination "adjudication"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 6. d4 exd4 7. Nxd4 c5 8. Ne2 Qxd1 9. Rxd1 Bd6 1-0
+
+[Event "t"]
+[White "a"]
+[Black "b"]
+[Result "0-1"]
+[Termination "normal"]
+
+1. e4 d5 2. Bb5+ c6 3. Ba4 dxe4 4. Nc3 Nf6 5. Nge2 e5 6. O-O Bc5 0-1
+
+[Event "t"]
+[White "a"]
+[Black "b"]
+[Result "1/2-1/2"]
+[Termination "time forfeit"]
+
+1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O 1/2-1/2
+
+[Event "t"]
+[White "a"]
+[Black "b"]
+[Result "*"]
+
+1. c4 e5 2. Nc3 Nf6 3. g3 d5 *
+
+[Event "t"]
+[White "a"]
+[Black "b"]
+[Result "1-0"]
+[Termination "normal"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. O-O f6 6. d4 exd4 7. Nxd4 c5 8. Ne2 Qxd1 9. Rxd1 Bd6 1-0
+"""
+
+
+def _extract(tmp_path, skip_plies=3):
+    path = tmp_path / "games.pgn"
+    path.write_text(PGN)
+    out = tmp_path / "positions.csv"
+    stats = extract.extract_files([str(path)], str(out), skip_plies=skip_plies)
+    return stats, extract.read_csv(str(out))
+
+
+def test_extract_keeps_quiet_positions_after_the_opening_labelled_with_the_result(tmp_path):
+    stats, rows = _extract(tmp_path)
+    assert stats.games == 5 and stats.games_kept == 2
+    assert stats.games_left_out == {"unfinished": 1, "ended by a fault (time forfeit)": 1,
+                                     "repeats of an earlier game": 1}
+    searcher = Searcher(hash_mb=1)
+    fens = [fen for fen, _, _ in rows]
+    assert len(fens) == len(set(fens)) == stats.kept > 5
+    for fen, label, game in rows:
+        board = chess.Board(fen)
+        assert board.ply() >= 3
+        assert not board.is_check()
+        assert searcher.quiescence_score(board) == evaluate(board)
+        assert label == {1: 1.0, 2: 0.0}[game]
+    # Named positions: a piece down with the recapture at hand (not quiet), after a check
+    # (in check), before the opening's end, and a quiet one that is kept.
+    after_bxc6 = chess.Board()
+    for san in "e4 e5 Nf3 Nc6 Bb5 a6 Bxc6".split():
+        after_bxc6.push_san(san)
+    after_check = chess.Board()
+    for san in "e4 d5 Bb5+".split():
+        after_check.push_san(san)
+    kept = {chess.Board(fen).epd() for fen in fens}
+    assert after_bxc6.epd() not in kept
+    assert after_check.epd() not in kept
+    after_c6 = chess.Board()
+    for san in "e4 d5 Bb5+ c6".split():
+        after_c6.push_san(san)
+    assert after_c6.epd() in kept  # the bishop is attacked, but retreating is no capture
+    left = stats.left_out
+    assert left["in check"] >= 1 and left["not quiet"] >= 2 and left["in the opening"] == 6
+    assert stats.positions == sum(left.values()) + stats.kept
+    assert stats.results == {1.0: sum(1 for _, _, g in rows if g == 1), 0.0: sum(1 for _, _, g in rows if g == 2)}
+
+
+def test_extract_skips_the_first_plies_counted_from_the_initial_position(tmp_path):
+    _, rows = _extract(tmp_path, skip_plies=12)
+    assert rows and all(chess.Board(fen).ply() >= 12 for fen, _, _ in rows)
+
+
+def _synthetic(true_weights, k, n_games=30, seed=5):
+    """Rows labelled with the exact win probability under ``true_weights`` (no noise)."""
+    rows = []
+    for index, board in enumerate(_playout_positions(n_games, seed)):
+        score = features.white_score(features.extract(board), true_weights, params.TEMPO_INDEX)
+        rows.append((board.fen(), 1.0 / (1.0 + math.exp(-k * score)), index))
+    return rows
+
+
+def test_fit_recovers_a_known_weight():
+    true = params.current()
+    true[params.TEMPO_INDEX] = 40
+    rows = _synthetic(true, k=0.006)
+    result = fit.fit(rows, params.current(), iterations=20, step=8, k=0.006, groups="tempo", holdout=0)
+    assert result.weights[params.TEMPO_INDEX] == 40
+    assert result.weights[:params.TEMPO_INDEX] == params.current()[:params.TEMPO_INDEX]
+    assert result.error_after < result.error_before
+    # A ridge penalty far above what the data can pay for keeps the weights where they were.
+    held = fit.fit(rows, params.current(), iterations=20, step=8, k=0.006, groups="tempo", holdout=0, l2=1.0)
+    assert held.weights == params.current() and held.l2 == 1.0
+
+
+def test_fit_finds_k_and_lowers_the_error_of_all_weights():
+    true = params.current()
+    knight = params.NAMES.index("MG_VALUE[2]")
+    true[knight] += 60
+    rows = _synthetic(true, k=0.004, n_games=10)
+    k = fit.find_k(fit._scores([features.extract(chess.Board(fen)) for fen, _, _ in rows], true),
+                   [label for _, label, _ in rows])
+    assert abs(k - 0.004) < 1e-5  # the exact probabilities pin K down
+    result = fit.fit(rows, params.current(), iterations=2, seed=3, holdout=5)
+    assert result.error_after < result.error_before
+    assert result.holdout_positions > 0 and result.holdout_before is not None
+    assert result.changed > 0
+
+
+def test_patience_returns_the_weights_of_the_best_held_out_pass():
+    # Labels from other weights than the fit can reach: the held-out error turns up at some pass.
+    rows = _synthetic(params.current(), k=0.005, n_games=12, seed=13)
+    rng = random.Random(2)
+    rows = [(fen, float(rng.random() < label), i // 20) for i, (fen, label, _) in enumerate(rows)]
+    full = fit.fit(rows, params.current(), iterations=12, seed=1, holdout=3)
+    early = fit.fit(rows, params.current(), iterations=12, seed=1, holdout=3, patience=2)
+    assert early.holdout_after <= min(early.holdout_before, full.holdout_after)
+    assert early.best_pass < early.passes < full.passes == 12  # (6 and 8 with this data)
+    partial = fit.fit(rows, params.current(), iterations=early.best_pass, seed=1, holdout=3)
+    assert partial.weights == early.weights  # the same passes: the same weights
+
+
+def test_the_fits_running_sums_match_a_fresh_evaluation():
+    rows = _synthetic(params.current(), k=0.005, n_games=5, seed=9)
+    rows = [(fen, 1.0 if i % 3 else 0.0, i) for i, (fen, _, _) in enumerate(rows)]
+    result = fit.fit(rows, params.current(), iterations=2, seed=1, holdout=0, k=0.005)
+    positions = [features.extract(chess.Board(fen)) for fen, _, _ in rows]
+    fresh = fit.error(fit._scores(positions, result.weights), [label for _, label, _ in rows], result.k)
+    assert abs(fresh - result.error_after) < 1e-12
+
+
+def test_fit_with_the_same_seed_and_data_writes_the_same_output(tmp_path):
+    csv_path = tmp_path / "positions.csv"
+    rows = _synthetic(params.current(), k=0.005, n_games=5, seed=11)
+    with open(csv_path, "w") as handle:
+        extract.write_csv(((fen, round(label), game, 0) for fen, label, game in rows), handle)
+    outputs = []
+    for name in ("a.json", "b.json"):
+        assert tune.main(["fit", str(csv_path), "-o", str(tmp_path / name), "--iterations", "2",
+                          "--seed", "7", "--holdout", "4"]) == 0
+        outputs.append((tmp_path / name).read_bytes())
+    assert outputs[0] == outputs[1]
+    assert tune.main(["fit", str(csv_path), "-o", str(tmp_path / "c.json"), "--iterations", "2",
+                      "--seed", "8", "--holdout", "4"]) == 0
+    assert json.loads(outputs[0])["seed"] == 7 and json.loads((tmp_path / "c.json").read_bytes())["seed"] == 8
+
+
+def test_write_produces_an_importable_module_with_the_fitted_weights(tmp_path, capsys):
+    weights = params.current()
+    weights[params.NAMES.index("PASSED_EG[5]")] = 77
+    weights[params.NAMES.index("MG_TABLES[2][27]")] = -5
+    weights[params.TEMPO_INDEX] = 12
+    result = fit.FitResult(params.NAMES, weights, params.current(), 0.005, 0.1, 0.09, None, None, 100, 0,
+                           "positions.csv", 1, 1, 1, 1, "all", 3)
+    fit.save(result, str(tmp_path / "tuned.json"))
+    out = tmp_path / "weights_tuned.py"
+    assert tune.main(["write", str(tmp_path / "tuned.json"), "-o", str(out)]) == 0
+    spec = importlib.util.spec_from_file_location("weights_tuned", str(out))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert params.current(module) == weights
+    assert module.PASSED_EG[5] == 77 and module.MG_TABLES[2][27] == -5 and module.TEMPO == 12
+    assert module.MG_TABLES[1][0] == 0 and module.MG_VALUE[6] == 0  # weights never tuned stay
+    assert "mean squared error 0.100000 -> 0.090000" in module.SOURCE
+    capsys.readouterr()
+    assert tune.main(["write", str(tmp_path / "tuned.json"), "--diff"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["MG_TABLES[2][27]: 53 -> -5 (-58)", "PASSED_EG[5]: 60 -> 77 (+17)", "TEMPO: 10 -> 12 (+2)"]
+
+
+def test_write_refuses_a_fit_of_other_weights(tmp_path):
+    (tmp_path / "other.json").write_text(json.dumps({"names": ["x"], "weights": [1]}))
+    with pytest.raises(ValueError):
+        tune.main(["write", str(tmp_path / "other.json")])
+
+
+def test_gen_runs_a_match_py_self_play_command():
+    argv = gen.match_argv("out.pgn", 100, 3000, "pypy3 -m protocol", 2, 24, directory="/tmp/frozen")
+    args = match.build_parser().parse_args(argv)
+    assert args.engine == ["pypy3 -m protocol", "pypy3 -m protocol"]
+    assert args.nodes == 3000 and args.games == 100 and args.seed == 24 and args.pgn == "out.pgn"
+    assert args.option1 != args.option2  # the two sides must not play the same game twice
+    assert args.dir1 == args.dir2 == "/tmp/frozen"
+    assert gen.describe(argv).startswith("python3 scripts/match.py --engine 'pypy3 -m protocol'")
