@@ -342,7 +342,7 @@ def command_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         if setting is not None and not UCI_ELO.min_elo <= setting <= UCI_ELO.max_elo:
             print("note: setting %d is outside today's UCI_Elo range %d-%d: level %d"
                   % (setting, UCI_ELO.min_elo, UCI_ELO.max_elo, level))
-        name = "point-elo%d" % setting if setting is not None else "point-level%d" % level
+        name = "point-elo%04d" % setting if setting is not None else "point-level%04d" % level
         argv = _pruner_args(1, args, level) + [
             "--engine", opponent, "--name2", "Opponent-%d" % elo,
             "--option2", "UCI_LimitStrength=true", "--option2", "UCI_Elo=%d" % elo]
@@ -358,7 +358,7 @@ def command_chain(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     jobs = []
     for low, high in zip(levels, levels[1:]):
         argv = _pruner_args(1, args, low) + _pruner_args(2, args, high)
-        jobs.append(Job("chain-level%d-level%d" % (low, high), argv,
+        jobs.append(Job("chain-level%04d-level%04d" % (low, high), argv,
                         {"kind": "chain", "level": low, "against_level": high}))
     return run_jobs(jobs, args)
 
