@@ -13,7 +13,8 @@
   Stockfish 15.1 offers 1350 to 2850); ``--levels L`` plays level L against the opponent at the
   Elo the current calibration gives L. One file per point in ``--out``: match.py's JSON with a
   ``calibration`` object added (level, setting, opponent Elo, time control, the openings'
-  FENs, the commit, the commands).
+  FENs, the commit, the commands). ``--uci-elo`` sets Pruner's own ``UCI_Elo`` to the setting
+  instead (the acceptance test exactly as a user meets it, for settings in Pruner's range).
 * ``chain``: Pruner against Pruner between adjacent levels (``--levels 800,1000,1200``: 800 vs
   1000, 1000 vs 1200): Elo differences that carry the scale below the opponent's lowest
   ``UCI_Elo`` down from the calibrated points.
@@ -173,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "opponent at the setting")
     which.add_argument("--levels", action=checked(level_list), metavar="L,M,...",
                        help="levels, against the opponent at the Elo the current calibration gives them")
+    run.add_argument("--uci-elo", action="store_true",
+                     help="with --elo: set Pruner's own UCI_Elo to the setting instead of passing the level "
+                          "(the acceptance test as a GUI's user sees it; the setting must be in Pruner's range)")
     run.add_argument("--opponent", metavar="CMD", help="the opponent's command (default: stockfish on PATH, "
                      "else /usr/games/stockfish); UCI_LimitStrength and UCI_Elo are set on it")
     _match_options(run)
@@ -322,6 +326,8 @@ def run_jobs(jobs: Sequence[Job], args: argparse.Namespace) -> int:
 
 
 def command_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if args.uci_elo and not args.elo:
+        parser.error("--uci-elo needs --elo (settings, not levels)")
     opponent = args.opponent or find_stockfish()
     if opponent is None:
         parser.error("--opponent: no stockfish on PATH nor at %s; give the opponent's command"
@@ -343,11 +349,14 @@ def command_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             print("note: setting %d is outside today's UCI_Elo range %d-%d: level %d"
                   % (setting, UCI_ELO.min_elo, UCI_ELO.max_elo, level))
         name = "point-elo%04d" % setting if setting is not None else "point-level%04d" % level
-        argv = _pruner_args(1, args, level) + [
+        pruner = _pruner_args(1, args, level)
+        if args.uci_elo:  # Pruner's own UCI_Elo, in place of the level's variable
+            pruner = pruner[:-2] + ["--option1", "UCI_Elo=%d" % setting]
+        argv = pruner + [
             "--engine", opponent, "--name2", "Opponent-%d" % elo,
             "--option2", "UCI_LimitStrength=true", "--option2", "UCI_Elo=%d" % elo]
         jobs.append(Job(name, argv, {"kind": "opponent", "level": level, "setting": setting, "opponent": opponent,
-                                     "opponent_elo": elo}))
+                                     "opponent_elo": elo, "via": "UCI_Elo" if args.uci_elo else LEVEL_VARIABLE}))
     return run_jobs(jobs, args)
 
 

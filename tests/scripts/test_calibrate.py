@@ -73,6 +73,15 @@ def test_run_writes_a_json_per_point_and_resume_skips_the_points_done(capsys, tm
     assert code == 2 and "--resume" in capsys.readouterr().err
 
 
+def test_uci_elo_plays_pruner_through_its_own_option(capsys, tmp_path):
+    code, text = run_cli(capsys, "run", "--elo", "1400", "--uci-elo", "--opponent", FAKE, "--out", tmp_path, *QUICK)
+    assert code == 0, text
+    with open(tmp_path / "point-elo1400.json", encoding="utf-8") as handle:
+        meta = json.load(handle)["calibration"]
+    assert meta["via"] == "UCI_Elo" and meta["command"].count("UCI_Elo=1400") == 2
+    assert not any(LEVEL_VARIABLE in word for word in meta["command"])
+
+
 def test_chain_plays_adjacent_levels(capsys, tmp_path):
     code, text = run_cli(capsys, "chain", "--levels", "1000,800,1200", "--out", tmp_path, *QUICK)
     assert code == 0, text
@@ -225,6 +234,7 @@ def test_check_needs_enough_games_and_other_openings(capsys, tmp_path):
     (["run", "--elo", "1400", "--opening-offset", "-1", "--out", "OUT"], "--opening-offset"),
     (["run", "--elo", "1400", "--opponent", "%s %s" % (sys.executable, FAKE_ENGINE), "--out", "OUT"],
      "--opponent"),
+    (["run", "--levels", "1000", "--uci-elo", "--out", "OUT"], "--uci-elo"),
     (["chain", "--levels", "800", "--out", "OUT"], "--levels"),
     (["check", "OUT", "--tolerance", "2"], "--tolerance"),
     (["fit", "OUT", "--write", "--strength-file", "NOFILE"], "--strength-file"),
