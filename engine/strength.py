@@ -23,9 +23,16 @@ Deterministic: the same lines and the same seeded ``random.Random`` give the sam
 bars, turns the ``UCI_Elo`` a GUI asks for into a level (``limit_for_uci_elo``), and the
 option's range is what the line gives at the model's lowest and highest levels, so that no
 setting promises a strength the matches did not reach.
+
+**A level by hand** (calibration only). ``scripts/calibrate.py`` measures levels, not settings:
+with ``UCI_LimitStrength`` on, the environment variable ``PRUNER_STRENGTH_LEVEL`` (a level from
+``min_level`` to ``max_level``) replaces the level ``UCI_Elo`` would give (``strength_for``). It
+is no UCI option on purpose: a GUI would offer it to every user, beside the calibrated
+``UCI_Elo``, as an uncalibrated second scale.
 """
 
 import math
+import os
 import random
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence, Tuple
@@ -121,13 +128,18 @@ class StrengthLimit:
 @dataclass(frozen=True)
 class CalibrationPoint:
     """One calibration match: the model at ``level`` against Stockfish 15.1 at ``UCI_Elo``
-    ``opponent`` (10+0.1, scripts/match.py), measured at ``elo`` ± ``error`` (95%)."""
+    ``opponent`` (10+0.1, scripts/match.py), measured at ``elo`` ± ``error`` (95%).
+
+    A chain point (``against_level`` set) is a match against the model itself at
+    ``against_level``, whose Elo on the scale (rounded) is then ``opponent``: it extends the
+    scale below Stockfish's lowest ``UCI_Elo`` (scripts/calibrate.py chain)."""
 
     level: int
     opponent: int
     games: int
     elo: float
     error: float
+    against_level: Optional[int] = None
 
 
 CALIBRATION: Tuple[CalibrationPoint, ...] = (
@@ -191,3 +203,34 @@ def limit_for_uci_elo(elo: int, calibration: Optional[Calibration] = None) -> St
     """The strength limit a ``UCI_Elo`` setting asks for (through ``UCI_ELO``, the calibration)."""
     calibration = calibration or UCI_ELO
     return StrengthLimit(calibration.level_for(elo), calibration.model)
+
+
+LEVEL_VARIABLE = "PRUNER_STRENGTH_LEVEL"
+"""Environment variable: with ``UCI_LimitStrength``, play this level instead of the one
+``UCI_Elo`` gives (scripts/calibrate.py; see the module's docstring)."""
+
+
+def level_from_environment(model: StrengthModel = MODEL) -> Tuple[Optional[int], Optional[str]]:
+    """The level ``PRUNER_STRENGTH_LEVEL`` asks for (None when unset), and the problem when it
+    cannot be used (then None: the caller reports it and ``UCI_Elo`` decides)."""
+    text = os.environ.get(LEVEL_VARIABLE, "").strip()
+    if not text:
+        return None, None
+    try:
+        level = int(text)
+    except ValueError:
+        return None, "%s=%s ignored: not a whole number" % (LEVEL_VARIABLE, text)
+    if not model.min_level <= level <= model.max_level:
+        return None, "%s=%s ignored: levels go from %d to %d" % (LEVEL_VARIABLE, text, model.min_level,
+                                                                   model.max_level)
+    return level, None
+
+
+def strength_for(elo: int, calibration: Optional[Calibration] = None) -> Tuple[StrengthLimit, Optional[str]]:
+    """The strength limit of a search with ``UCI_LimitStrength``: ``PRUNER_STRENGTH_LEVEL``'s level
+    when set, else the ``UCI_Elo`` setting's (``limit_for_uci_elo``); and a problem to report."""
+    calibration = calibration or UCI_ELO
+    level, problem = level_from_environment(calibration.model)
+    if level is not None:
+        return StrengthLimit(level, calibration.model), None
+    return limit_for_uci_elo(elo, calibration), problem

@@ -30,12 +30,12 @@ import threading
 import traceback
 from dataclasses import replace
 from functools import partial
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Set, Tuple
 
 import chess
 
 import engine
-from engine.strength import StrengthLimit, limit_for_uci_elo
+from engine.strength import StrengthLimit, strength_for
 from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
 from protocol.uci.options import OptionError, Options
 from protocol.uci.wire import (Command, UciError, format_bestmove, format_info, format_no_moves, format_progress,
@@ -208,6 +208,8 @@ class UciLoop:
         self.rng = rng if rng is not None else random.Random()
         """Book picks and ``UCI_LimitStrength`` choices (tests pass a seeded one)."""
         self.debug = False
+        self._reported: Set[str] = set()
+        """Problems of the environment already written to stderr (each is written once)."""
         self._factory = searcher_factory or _default_searcher
         self._searcher: Any = None
         self._search: Optional[_Search] = None
@@ -436,7 +438,10 @@ class UciLoop:
         multipv = self.options["MultiPV"]
         strength = None
         if self.options["UCI_LimitStrength"] and not limits.infinite:
-            strength = limit_for_uci_elo(self.options["UCI_Elo"])
+            strength, problem = strength_for(self.options["UCI_Elo"])
+            if problem and problem not in self._reported:
+                self._reported.add(problem)
+                sys.stderr.write(problem + "\n")  # stderr, once, as PRUNER_PARAMS's problems
             limits = strength.limits_for(limits)
         self._debug("go %s multipv %d from %s; options %s" % (limits, multipv, board.fen(), self.options.summary()))
         search = _Search(board, limits, multipv, strength, wdl=self.options["UCI_ShowWDL"])

@@ -93,3 +93,25 @@ def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached()
         Calibration([point(800, 1500), point(2000, 1400)])  # weaker at the stronger level
     with pytest.raises(ValueError):
         Calibration([point(1400, 1500), point(1400, 1600)])  # one level only
+
+
+# -- PRUNER_STRENGTH_LEVEL (scripts/calibrate.py plays levels, not settings) ------------------
+
+def test_the_environment_level_replaces_the_setting(monkeypatch):
+    from engine.strength import LEVEL_VARIABLE, UCI_ELO, strength_for
+    monkeypatch.delenv(LEVEL_VARIABLE, raising=False)
+    limit, problem = strength_for(UCI_ELO.min_elo)
+    assert problem is None and limit.level == UCI_ELO.level_for(UCI_ELO.min_elo)
+    monkeypatch.setenv(LEVEL_VARIABLE, "1234")
+    limit, problem = strength_for(UCI_ELO.min_elo)
+    assert problem is None and limit.level == 1234
+    for bad in ("x", "12.5", str(MODEL.max_level + 1), str(MODEL.min_level - 1)):
+        monkeypatch.setenv(LEVEL_VARIABLE, bad)
+        limit, problem = strength_for(UCI_ELO.min_elo)
+        assert LEVEL_VARIABLE in problem and limit.level == UCI_ELO.level_for(UCI_ELO.min_elo)
+
+
+def test_a_chain_point_keeps_the_level_it_was_measured_against():
+    point = CalibrationPoint(level=800, opponent=1100, games=10, elo=1000.0, error=50.0, against_level=1000)
+    assert point.against_level == 1000
+    assert CalibrationPoint(level=800, opponent=1350, games=10, elo=1000.0, error=50.0).against_level is None

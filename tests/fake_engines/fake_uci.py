@@ -12,6 +12,8 @@ It plays a seeded random legal move at once and can misbehave on purpose:
     fake_uci.py --fail-start hang       never answers 'uci'
     fake_uci.py --score -500            reports 'score cp -500' with every move
     fake_uci.py --best e2e4             plays this move when legal (for suite tests)
+    fake_uci.py --elo-range 1350:2850   also declares UCI_LimitStrength and UCI_Elo (spin, this
+                                        range), as Stockfish does; setting them changes nothing
     fake_uci.py --barrier DIR:3         answers its first 'go' only once 3 engines given the same
                                         DIR have answered 'uci' (each leaves a file there); for
                                         tests that need several engines running at once
@@ -40,6 +42,7 @@ def main() -> None:
     parser.add_argument("--score", type=int, default=0)
     parser.add_argument("--best", action="append", default=[], help="preferred moves (UCI)")
     parser.add_argument("--barrier", help="DIR:N, see above")
+    parser.add_argument("--elo-range", help="MIN:MAX, see above")
     args = parser.parse_args()
 
     if args.fail_start == "exit":
@@ -68,6 +71,10 @@ def main() -> None:
             send("id author Pruner tests")
             send("option name Hash type spin default 16 min 1 max 1024")
             send("option name UCI_Chess960 type check default false")
+            if args.elo_range:
+                low, high = args.elo_range.split(":")
+                send("option name UCI_LimitStrength type check default false")
+                send("option name UCI_Elo type spin default %s min %s max %s" % (low, low, high))
             if args.barrier is not None:
                 folder = args.barrier.rsplit(":", 1)[0]
                 open(os.path.join(folder, "engine-%d" % os.getpid()), "w").close()

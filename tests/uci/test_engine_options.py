@@ -108,3 +108,15 @@ def test_failing_search_is_reported_over_uci_with_its_move():
     assert any(line.startswith("info string error: internal: search stopped at depth 3")
                and "disk on fire" in line for line in output.lines)
     assert output.lines[-1].split()[:2] == ["bestmove", expected.uci()]
+
+
+def test_the_environment_level_reaches_the_search(monkeypatch):
+    """PRUNER_STRENGTH_LEVEL (scripts/calibrate.py) sets the level whatever UCI_Elo says."""
+    from engine.strength import LEVEL_VARIABLE, StrengthLimit
+    monkeypatch.setenv(LEVEL_VARIABLE, str(MODEL.max_level))
+    loop, output, holder = make_loop()
+    run(loop, "setoption name UCI_LimitStrength value true",
+        "setoption name UCI_Elo value %d" % UCI_ELO.min_elo, "go depth 3")
+    assert loop.wait_idle(WAIT)
+    _, _, limits, _ = holder[0].calls[-1]
+    assert limits.nodes == StrengthLimit(MODEL.max_level).nodes

@@ -1,0 +1,257 @@
+"""scripts/calibrate.py: the UCI_Elo calibration's matches (run, chain), fit and check.
+
+``run`` and ``chain`` play real (tiny) matches through scripts/match.py with
+tests/fake_engines/fake_uci.py on both sides (``--elo-range`` makes it declare UCI_Elo as
+Stockfish does); fit and check read synthetic results whose answer is known.
+"""
+
+import importlib.util
+import json
+import math
+import os
+import shutil
+import sys
+
+import pytest
+
+import calibrate
+from engine.strength import LEVEL_VARIABLE, Calibration, CalibrationPoint
+from paths import FAKE_ENGINE, ROOT
+
+FAKE = "%s %s --elo-range 1350:2850" % (sys.executable, FAKE_ENGINE)
+QUICK = ["--games", "2", "--tc", "2+0.02", "--jobs", "2", "--engine", FAKE, "--engine-dir", ROOT]
+
+
+def point_file(folder, name, level, diff, error=50.0, setting=None, opponent=None, against=None,
+               games=200, score=0.5, openings=("8/8/8/8/8/8/8/K6k w - - 0 1",)):
+    """A result as run/chain write it, with the numbers fit and check read."""
+    wins = int(round(games * score))
+    meta = {"kind": "chain" if against is not None else "opponent", "level": level, "setting": setting,
+            "opponent_elo": opponent, "against_level": against, "openings": list(openings), "tc": "10+0.1",
+            "commit": "abc1234", "date": "2026-01-01"}
+    data = {"games": games, "wins": wins, "draws": 0, "losses": games - wins, "score": score,
+            "elo": {"value": diff, "error": error}, "calibration": meta}
+    path = os.path.join(str(folder), name + ".json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    return path
+
+
+def run_cli(capsys, *argv):
+    code = calibrate.main([str(arg) for arg in argv])
+    return code, capsys.readouterr().out
+
+
+# --- run ---------------------------------------------------------------------------------
+
+def test_run_writes_a_json_per_point_and_resume_skips_the_points_done(capsys, tmp_path):
+    out = tmp_path / "calib"
+    code, text = run_cli(capsys, "run", "--elo", "1200,1500", "--opponent", FAKE, "--out", out, *QUICK)
+    assert code == 0, text
+    files = sorted(name for name in os.listdir(out) if name.endswith(".json"))
+    assert files == ["point-elo1200.json", "point-elo1500.json"]
+    with open(out / "point-elo1200.json", encoding="utf-8") as handle:
+        low = json.load(handle)
+    meta = low["calibration"]
+    assert low["games"] == 2 and low["wins"] + low["draws"] + low["losses"] == 2
+    # 1200 is below the opponent's UCI_Elo minimum (1350): it plays at 1350, and says so.
+    assert meta["setting"] == 1200 and meta["opponent_elo"] == 1350 and "plays at 1350" in text
+    assert meta["level"] == calibrate.UCI_ELO.level_for(1200) and len(meta["openings"]) == 1
+    assert "%s=%d" % (LEVEL_VARIABLE, meta["level"]) in meta["command"]  # the level reaches Pruner
+    assert "UCI_Elo=1350" in meta["command"]
+    before = os.path.getmtime(out / "point-elo1200.json")
+
+    code, text = run_cli(capsys, "run", "--elo", "1200,1500,1600", "--opponent", FAKE, "--out", out,
+                         "--resume", *QUICK)
+    assert code == 0, text
+    assert "point-elo1200: done already" in text and "point-elo1500: done already" in text
+    assert os.path.getmtime(out / "point-elo1200.json") == before
+    assert os.path.exists(out / "point-elo1600.json")
+
+    # Without --resume a point done is not played again (nor overwritten).
+    code = calibrate.main(["run", "--elo", "1200", "--opponent", FAKE, "--out", str(out)] + QUICK)
+    assert code == 2 and "--resume" in capsys.readouterr().err
+
+
+def test_uci_elo_plays_pruner_through_its_own_option(capsys, tmp_path):
+    code, text = run_cli(capsys, "run", "--elo", "1400", "--uci-elo", "--opponent", FAKE, "--out", tmp_path, *QUICK)
+    assert code == 0, text
+    with open(tmp_path / "point-elo1400.json", encoding="utf-8") as handle:
+        meta = json.load(handle)["calibration"]
+    assert meta["via"] == "UCI_Elo" and meta["command"].count("UCI_Elo=1400") == 2
+    assert not any(LEVEL_VARIABLE in word for word in meta["command"])
+
+
+def test_chain_plays_adjacent_levels(capsys, tmp_path):
+    code, text = run_cli(capsys, "chain", "--levels", "1000,800,1200", "--out", tmp_path, *QUICK)
+    assert code == 0, text
+    names = sorted(name for name in os.listdir(tmp_path) if name.endswith(".json"))
+    assert names == ["chain-level0800-level1000.json", "chain-level1000-level1200.json"]
+    with open(tmp_path / "chain-level0800-level1000.json", encoding="utf-8") as handle:
+        meta = json.load(handle)["calibration"]
+    assert (meta["kind"], meta["level"], meta["against_level"]) == ("chain", 800, 1000)
+    assert "%s=800" % LEVEL_VARIABLE in meta["command"] and "%s=1000" % LEVEL_VARIABLE in meta["command"]
+
+
+# --- fit ---------------------------------------------------------------------------------
+
+def test_fit_finds_the_known_line(capsys, tmp_path):
+    # Measured Elo = opponent + difference: 1300, 1550 and 1700, on the line 800 + 0.5 x level.
+    point_file(tmp_path, "point-elo1350", 1000, -50.0, setting=1350, opponent=1350, score=0.43)
+    point_file(tmp_path, "point-elo1550", 1500, 0.0, setting=1550, opponent=1550, score=0.5)
+    point_file(tmp_path, "point-level1800", 1800, 10.0, opponent=1690, score=0.51)
+    results = calibrate.read_results([str(tmp_path)])
+    pairs, notes = calibrate.build_points(results)
+    assert notes == []
+    assert sorted((p.level, p.opponent, p.elo) for _, p in pairs) == [(1000, 1350, 1300.0), (1500, 1550, 1550.0),
+                                                                       (1800, 1690, 1700.0)]
+    line = Calibration([p for _, p in pairs])
+    assert line.intercept == pytest.approx(800.0) and line.slope == pytest.approx(0.5)
+
+    code, text = run_cli(capsys, "fit", tmp_path)
+    assert code == 0
+    assert "Elo = 800.0 + 0.500 × level" in text
+    assert "UCI_Elo: %d to %d" % (line.min_elo, line.max_elo) in text
+    rows = {line.split()[0]: line for line in text.splitlines() if line[:4] in ("1350", "1550", "leve")}
+    assert rows["1350"].rstrip().endswith("no") and rows["1550"].rstrip().endswith("yes")
+    assert "CalibrationPoint(level=1500, opponent=1550, games=200, elo=1550.0, error=50.0)," in text
+
+
+def test_a_score_without_a_finite_elo_is_left_out(tmp_path):
+    point_file(tmp_path, "point-elo1350", 1000, None, setting=1350, opponent=1350, score=1.0)
+    point_file(tmp_path, "point-elo1550", 1500, 0.0, setting=1550, opponent=1550)
+    pairs, notes = calibrate.build_points(calibrate.read_results([str(tmp_path)]))
+    assert [p.level for _, p in pairs] == [1500] and "no finite Elo" in notes[0]
+
+
+def test_chain_extends_the_scale_by_the_measured_differences(tmp_path):
+    point_file(tmp_path, "point-elo1550", 1500, 0.0, error=50.0, setting=1550, opponent=1550)
+    point_file(tmp_path, "point-elo1700", 1800, 0.0, error=50.0, setting=1700, opponent=1700)
+    point_file(tmp_path, "chain-level1200-level1500", 1200, -100.0, error=60.0, against=1500)
+    point_file(tmp_path, "chain-level800-level1200", 800, -150.0, error=60.0, against=1200)
+    pairs, notes = calibrate.build_points(calibrate.read_results([str(tmp_path)]))
+    assert notes == []
+    chain = {p.level: p for _, p in pairs if p.against_level is not None}
+    assert chain[1200].elo == 1450.0 and chain[1200].opponent == 1550
+    assert chain[1200].error == pytest.approx(math.hypot(50.0, 60.0), abs=0.1)
+    assert chain[800].elo == 1300.0 and chain[800].opponent == 1450 and chain[800].against_level == 1200
+    assert chain[800].error == pytest.approx(math.hypot(chain[1200].error, 60.0), abs=0.1)
+    # Without the chain, only the two Stockfish points.
+    direct, _ = calibrate.build_points(calibrate.read_results([str(tmp_path)]), use_chain=False)
+    assert sorted(p.level for _, p in direct) == [1500, 1800]
+
+
+def test_a_chain_whose_top_was_not_measured_is_anchored_on_the_line(tmp_path):
+    point_file(tmp_path, "point-elo1550", 1500, 0.0, error=50.0, setting=1550, opponent=1550)
+    point_file(tmp_path, "point-elo1700", 1800, 0.0, error=50.0, setting=1700, opponent=1700)
+    point_file(tmp_path, "chain-level1000-level1200", 1000, -80.0, error=60.0, against=1200)
+    pairs, _ = calibrate.build_points(calibrate.read_results([str(tmp_path)]))
+    chain = [p for _, p in pairs if p.against_level == 1200][0]
+    assert chain.elo == pytest.approx(1400.0 - 80.0, abs=0.1)  # the line 800 + 0.5 x level at 1200
+    assert chain.error > math.hypot(50.0, 60.0)  # the line is less sure two hundred levels out
+
+
+def test_write_rewrites_the_tuple_so_that_the_module_reads_the_new_points(capsys, tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    point_file(results, "point-elo1350", 1000, -50.0, setting=1350, opponent=1350)
+    point_file(results, "point-elo1550", 1500, 0.0, setting=1550, opponent=1550)
+    point_file(results, "chain-level800-level1000", 800, -60.0, error=40.0, against=1000)
+    copy = tmp_path / "strength.py"
+    shutil.copy(os.path.join(ROOT, "engine", "strength.py"), copy)
+    with open(copy, encoding="utf-8") as handle:
+        original = handle.read()
+    code, text = run_cli(capsys, "fit", results, "--write", "--strength-file", copy)
+    assert code == 0 and "written to" in text
+    spec = importlib.util.spec_from_file_location("strength_rewritten", str(copy))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert sorted((p.level, p.elo, p.against_level) for p in module.CALIBRATION) == [
+        (800, 1240.0, 1000), (1000, 1300.0, None), (1500, 1550.0, None)]
+    assert module.UCI_ELO.slope == pytest.approx(0.5, abs=0.05)
+    with open(copy, encoding="utf-8") as handle:
+        written = handle.read()
+    before, after = original.split("CALIBRATION: Tuple")[0], original.split('"""The matches behind')[1]
+    assert written.startswith(before) and written.endswith(after)  # the rest of the file is kept
+    # Written twice, the file holds one tuple.
+    assert run_cli(capsys, "fit", results, "--write", "--strength-file", copy)[0] == 0
+    with open(copy, encoding="utf-8") as handle:
+        assert handle.read().count("CALIBRATION: Tuple") == 1
+
+
+def test_fit_without_two_levels_reports_no_line(capsys, tmp_path):
+    point_file(tmp_path, "point-elo1350", 1000, -50.0, setting=1350, opponent=1350)
+    assert calibrate.main(["fit", str(tmp_path)]) == 1
+    assert "no line" in capsys.readouterr().err
+
+
+# --- check -------------------------------------------------------------------------------
+
+def test_check_passes_scores_within_five_percent_of_half(capsys, tmp_path):
+    point_file(tmp_path, "point-elo1400", 1400, 14.0, setting=1400, opponent=1400, score=0.54)
+    point_file(tmp_path, "point-elo1500", 1600, -14.0, setting=1500, opponent=1500, score=0.455)
+    point_file(tmp_path, "point-elo1200", 1000, -100.0, setting=1200, opponent=1350, score=0.3)  # clamped
+    point_file(tmp_path, "chain-level800-level1000", 800, -100.0, against=1000, score=0.3)
+    code, text = run_cli(capsys, "check", tmp_path)
+    assert code == 0, text
+    assert "check: 2 of 2 settings pass" in text and "the opponent plays at 1350" in text
+
+    point_file(tmp_path, "point-elo1600", 1800, -70.0, setting=1600, opponent=1600, score=0.40)
+    code, text = run_cli(capsys, "check", tmp_path)
+    assert code == 1 and "1600 (level 1800" in text and "FAIL (score outside 50% ± 5%)" in text
+    code, text = run_cli(capsys, "check", tmp_path, "--tolerance", "0.1")
+    assert code == 0
+
+
+def test_check_needs_enough_games_and_other_openings(capsys, tmp_path):
+    fit, holdout = tmp_path / "fit", tmp_path / "holdout"
+    fit.mkdir()
+    holdout.mkdir()
+    shared = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    point_file(fit, "point-elo1400", 1400, 0.0, setting=1400, opponent=1400, openings=[shared])
+    point_file(holdout, "point-elo1400", 1400, 0.0, setting=1400, opponent=1400, games=40,
+               openings=[shared.replace(" 0 1", " 3 7")])
+    code, text = run_cli(capsys, "check", holdout)
+    assert code == 1 and "40 games, fewer than 200" in text
+    code, text = run_cli(capsys, "check", holdout, "--min-games", "40", "--fitted", fit)
+    assert code == 1 and "1 openings also in the fit" in text
+    assert run_cli(capsys, "check", holdout, "--min-games", "40")[0] == 0
+    assert run_cli(capsys, "check", fit, "--min-games", "40", "--fitted", holdout)[0] == 1
+
+
+# --- usage errors ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, flag", [
+    (["run", "--elo", "x", "--out", "OUT"], "--elo"),
+    (["run", "--elo", "1400,1400", "--out", "OUT"], "--elo"),
+    (["run", "--levels", "5000", "--out", "OUT"], "--levels"),
+    (["run", "--out", "OUT"], "--elo"),
+    (["run", "--elo", "1400", "--levels", "1000", "--out", "OUT"], "--levels"),
+    (["run", "--elo", "1400"], "--out"),
+    (["run", "--elo", "1400", "--games", "3", "--out", "OUT"], "--games"),
+    (["run", "--elo", "1400", "--tc", "0+1", "--out", "OUT"], "--tc"),
+    (["run", "--elo", "1400", "--jobs", "0", "--out", "OUT"], "--jobs"),
+    (["run", "--elo", "1400", "--opening-offset", "-1", "--out", "OUT"], "--opening-offset"),
+    (["run", "--elo", "1400", "--opponent", "%s %s" % (sys.executable, FAKE_ENGINE), "--out", "OUT"],
+     "--opponent"),
+    (["run", "--levels", "1000", "--uci-elo", "--out", "OUT"], "--uci-elo"),
+    (["chain", "--levels", "800", "--out", "OUT"], "--levels"),
+    (["check", "OUT", "--tolerance", "2"], "--tolerance"),
+    (["fit", "OUT", "--write", "--strength-file", "NOFILE"], "--strength-file"),
+])
+def test_bad_arguments_name_the_flag(capsys, tmp_path, argv, flag):
+    point_file(tmp_path, "point-elo1350", 1000, -50.0, setting=1350, opponent=1350)
+    point_file(tmp_path, "point-elo1550", 1500, 0.0, setting=1550, opponent=1550)
+    argv = [str(tmp_path) if arg == "OUT" else str(tmp_path / "none.py") if arg == "NOFILE" else arg
+            for arg in argv]
+    with pytest.raises(SystemExit) as exit_info:
+        calibrate.main(argv)
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit_info.value.code == 2 and error.startswith("calibrate.py %s: error: " % argv[0]), error
+    assert flag in error, error
+
+
+def test_a_missing_folder_is_a_usage_error(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exit_info:
+        calibrate.main(["fit", str(tmp_path / "nothing")])
+    assert exit_info.value.code == 2 and "no such folder" in capsys.readouterr().err
