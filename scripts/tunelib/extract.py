@@ -31,11 +31,10 @@ import chess.pgn  # noqa: E402
 
 from engine.evaluate import evaluate  # noqa: E402
 from engine.search import Searcher  # noqa: E402
+from wdl_fit import KEPT_TERMINATIONS  # noqa: E402 - the same games count for both fits
 
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 """Game result -> label (White's score)."""
-KEPT_TERMINATIONS = ("normal", "adjudication")
-"""Game endings whose result says something about the positions (as scripts/wdl_fit.py)."""
 
 
 @dataclass
