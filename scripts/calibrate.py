@@ -13,7 +13,8 @@
   Stockfish 15.1 offers 1350 to 2850); ``--levels L`` plays level L against the opponent at the
   Elo the current calibration gives L. One file per point in ``--out``: match.py's JSON with a
   ``calibration`` object added (level, setting, opponent Elo, time control, the openings'
-  FENs, the commit, the commands). ``--uci-elo`` sets Pruner's own ``UCI_Elo`` to the setting
+  FENs, the commit, the commands), and the games as ``NAME.pgn`` (scripts/play_quality.py
+  measures how each level loses from them). ``--uci-elo`` sets Pruner's own ``UCI_Elo`` to the setting
   instead (the acceptance test exactly as a user meets it, for settings in Pruner's range).
 * ``chain``: Pruner against Pruner between adjacent levels (``--levels 800,1000,1200``: 800 vs
   1000, 1000 vs 1200): Elo differences that carry the scale below the opponent's lowest
@@ -48,7 +49,6 @@ import math
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -59,7 +59,7 @@ import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/
 from engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Calibration,  # noqa: E402
                              CalibrationPoint)
 from matchlib.args import checked, game_pairs, positive_int, time_control  # noqa: E402
-from matchlib.engines import parse_engine_spec  # noqa: E402
+from matchlib.engines import STOCKFISH_PATHS, find_stockfish, parse_engine_spec  # noqa: E402
 from matchlib.openings import load_openings, pair_order  # noqa: E402
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
@@ -68,7 +68,6 @@ MATCH = os.path.join(SCRIPTS, "match.py")
 STRENGTH = os.path.join(ROOT, "engine", "strength.py")
 DEFAULT_BOOK = os.path.join(SCRIPTS, "books", "noob_3moves_5000.epd")
 DEFAULT_ENGINE = "python3 -m protocol"
-STOCKFISH_PATHS = ("/usr/games/stockfish",)
 Z95 = 1.959964
 """A 95% half-width in standard deviations."""
 TOLERANCE = 0.05
@@ -206,16 +205,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 # --- playing ---------------------------------------------------------------------------
 
-def find_stockfish() -> Optional[str]:
-    found = shutil.which("stockfish")
-    if found:
-        return found
-    for path in STOCKFISH_PATHS:
-        if os.access(path, os.X_OK):
-            return path
-    return None
-
-
 def uci_elo_range(command: str, timeout: float = 10.0) -> Tuple[int, int]:
     """The ``UCI_Elo`` range an engine declares (it is started, asked ``uci`` and quit)."""
     spec = parse_engine_spec(command)
@@ -298,9 +287,10 @@ def run_jobs(jobs: Sequence[Job], args: argparse.Namespace) -> int:
             handle.write("".join(fen + "\n" for fen in fens))
         partial = os.path.join(args.out, job.name + ".match.json")
         log = os.path.join(args.out, job.name + ".log")
+        games = os.path.join(args.out, job.name + ".pgn")  # for scripts/play_quality.py
         argv = [sys.executable, MATCH] + job.argv + [
             "--tc", args.tc, "--games", str(args.games), "--jobs", str(args.jobs), "--openings", book,
-            "--sequential", "--json", partial] + list(args.match_arg)
+            "--sequential", "--json", partial, "--pgn", games] + list(args.match_arg)
         print("%s: %s" % (job.name, " ".join(shlex.quote(word) for word in argv)), flush=True)
         started = time.time()
         with open(log, "w", encoding="utf-8") as out:

@@ -11,6 +11,7 @@ import concurrent.futures
 import os
 import re
 import shlex
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -48,6 +49,21 @@ class EngineSpec:
         extras.extend("%s=%s" % item for item in sorted(self.env.items()))
         extras.extend("%s=%s" % item for item in self.options.items())
         return text + (" [%s]" % ", ".join(extras) if extras else "")
+
+
+STOCKFISH_PATHS = ("/usr/games/stockfish",)
+"""Where Debian's package puts Stockfish (not on a normal user's PATH)."""
+
+
+def find_stockfish() -> Optional[str]:
+    """Stockfish's command: ``stockfish`` on PATH, else Debian's ``STOCKFISH_PATHS``; None when neither."""
+    found = shutil.which("stockfish")
+    if found:
+        return found
+    for path in STOCKFISH_PATHS:
+        if os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def parse_option(text: str) -> Tuple[str, str]:

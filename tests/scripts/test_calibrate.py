@@ -59,6 +59,8 @@ def test_run_writes_a_json_per_point_and_resume_skips_the_points_done(capsys, tm
     assert meta["level"] == calibrate.UCI_ELO.level_for(1200) and len(meta["openings"]) == 1
     assert "%s=%d" % (LEVEL_VARIABLE, meta["level"]) in meta["command"]  # the level reaches Pruner
     assert "UCI_Elo=1350" in meta["command"]
+    with open(out / "point-elo1200.pgn", encoding="utf-8") as handle:  # the games, for play_quality.py
+        assert handle.read().count("[Event ") == 2
     before = os.path.getmtime(out / "point-elo1200.json")
 
     code, text = run_cli(capsys, "run", "--elo", "1200,1500,1600", "--opponent", FAKE, "--out", out,
