@@ -42,26 +42,45 @@ from engine.types import MATE_BOUND, Limits, SearchInfo
 
 @dataclass(frozen=True)
 class StrengthModel:
-    """The constants of the strength model, on its scale of levels (``UCI_Elo`` maps onto it through ``CALIBRATION``)."""
+    """The constants of the strength model, on its scale of levels (``UCI_Elo`` maps onto it through ``CALIBRATION``).
 
-    min_level: int = 800
-    """Weakest level."""
+    From ``base_level`` up to ``max_level`` a level buys more nodes and a colder, narrower
+    choice. Below ``base_level``, down to ``min_level``, are the beginners' levels: the node
+    budget stays about what a 2-ply search of every line needs, and the weakening comes from
+    choosing among more lines (``multipv_at_min``), more loosely (``temperature_at_min``), with
+    larger losses allowed (``max_loss_at_min``): a beginner misses tactics and drops material,
+    which a smaller search alone does not do (a 1-ply search still sees every capture). The
+    levels from ``base_level`` up are those the first calibrations measured; the extension
+    below leaves them as they were."""
+
+    min_level: int = 200
+    """Weakest level (the bottom of the beginners' levels)."""
+    base_level: int = 800
+    """Where the beginners' levels end and the ``*_at_base`` values hold."""
     max_level: int = 2000
     """Strongest level."""
-    nodes_at_min: int = 1000
-    """Node budget per move at ``min_level`` (depth 2 with 4 lines takes 400-2000 nodes)."""
+    nodes_at_base: int = 1000
+    """Node budget per move at ``base_level`` (depth 2 with 4 lines takes 400-2000 nodes)."""
     nodes_at_max: int = 50000
     """Node budget per move at ``max_level``."""
-    temperature_at_min: float = 120.0
-    """Softmax temperature (centipawns) at ``min_level``: a 120 cp worse move has weight 1/e."""
+    nodes_at_min: int = 2500
+    """Node budget at ``min_level``: enough for depth 2 over ``multipv_at_min`` lines."""
+    temperature_at_base: float = 120.0
+    """Softmax temperature (centipawns) at ``base_level``: a 120 cp worse move has weight 1/e."""
     temperature_at_max: float = 8.0
     """Softmax temperature at ``max_level``."""
-    max_loss_at_min: int = 350
-    """Largest loss (centipawns) ever chosen at ``min_level``."""
+    temperature_at_min: float = 400.0
+    """Softmax temperature at ``min_level``."""
+    max_loss_at_base: int = 350
+    """Largest loss (centipawns) ever chosen at ``base_level``."""
     max_loss_at_max: int = 25
     """Largest loss ever chosen at ``max_level``."""
+    max_loss_at_min: int = 1000
+    """Largest loss ever chosen at ``min_level`` (a queen may go)."""
     multipv: int = 4
-    """Lines searched to choose from."""
+    """Lines searched to choose from, from ``base_level`` up."""
+    multipv_at_min: int = 10
+    """Lines searched to choose from at ``min_level`` (growing linearly below ``base_level``)."""
     min_depth: int = 2
     """Below this completed depth the best line is played (a mate-in-1 threat needs 2 plies)."""
 
@@ -81,14 +100,25 @@ class StrengthLimit:
         self.model = model
         self.level = max(model.min_level, min(model.max_level, level))
         """The level, clamped to the model's range."""
-        t = (self.level - model.min_level) / max(1, model.max_level - model.min_level)
-        self.nodes = int(round(_geometric(model.nodes_at_min, model.nodes_at_max, t)))
+        if self.level >= model.base_level:
+            t = (self.level - model.base_level) / max(1, model.max_level - model.base_level)
+            nodes = _geometric(model.nodes_at_base, model.nodes_at_max, t)
+            temperature = _geometric(model.temperature_at_base, model.temperature_at_max, t)
+            max_loss = model.max_loss_at_base + (model.max_loss_at_max - model.max_loss_at_base) * t
+            multipv = float(model.multipv)
+        else:  # a beginners' level: u goes from 0 at base_level to 1 at min_level
+            u = (model.base_level - self.level) / max(1, model.base_level - model.min_level)
+            nodes = model.nodes_at_base + (model.nodes_at_min - model.nodes_at_base) * u
+            temperature = _geometric(model.temperature_at_base, model.temperature_at_min, u)
+            max_loss = model.max_loss_at_base + (model.max_loss_at_min - model.max_loss_at_base) * u
+            multipv = model.multipv + (model.multipv_at_min - model.multipv) * u
+        self.nodes = int(round(nodes))
         """Node budget per move."""
-        self.temperature = _geometric(model.temperature_at_min, model.temperature_at_max, t)
+        self.temperature = temperature
         """Softmax temperature in centipawns."""
-        self.max_loss = int(round(model.max_loss_at_min + (model.max_loss_at_max - model.max_loss_at_min) * t))
+        self.max_loss = int(round(max_loss))
         """Largest centipawn loss a chosen line may have against the best one."""
-        self.multipv = model.multipv
+        self.multipv = int(round(multipv))
         """Number of lines to search (the caller searches at least this many)."""
 
     def limits_for(self, limits: Limits) -> Limits:
@@ -183,11 +213,15 @@ class Calibration:
         if self.slope <= 0:
             raise ValueError("the calibration does not get stronger with the level")
         self.intercept = mean_elo - self.slope * mean_level
-        low, high = self.elo_at(model.min_level), self.elo_at(model.max_level)
+        self.min_level = max(model.min_level, min(point.level for point in points))
+        """Weakest level a match measured (no setting maps below it)."""
+        self.max_level = min(model.max_level, max(point.level for point in points))
+        """Strongest level a match measured (no setting maps above it)."""
+        low, high = self.elo_at(self.min_level), self.elo_at(self.max_level)
         self.min_elo = int(math.ceil(low / step) * step)
-        """Lowest ``UCI_Elo`` offered: the fitted strength of the weakest level, rounded up."""
+        """Lowest ``UCI_Elo`` offered: the fitted strength of the weakest measured level, rounded up."""
         self.max_elo = int(math.floor(high / step) * step)
-        """Highest ``UCI_Elo`` offered: the fitted strength of the strongest level, rounded down."""
+        """Highest ``UCI_Elo`` offered: the fitted strength of the strongest measured level, rounded down."""
         middle = (self.min_elo + self.max_elo) / 2
         self.default_elo = int(round(middle / step) * step)
         """``UCI_Elo`` default: the middle of the range."""
@@ -197,9 +231,9 @@ class Calibration:
         return self.intercept + self.slope * level
 
     def level_for(self, elo: float) -> int:
-        """The level whose fitted Elo is ``elo``, within the model's levels."""
+        """The level whose fitted Elo is ``elo``, within the measured levels."""
         level = int(round((elo - self.intercept) / self.slope))
-        return max(self.model.min_level, min(self.model.max_level, level))
+        return max(self.min_level, min(self.max_level, level))
 
 
 UCI_ELO = Calibration(CALIBRATION)

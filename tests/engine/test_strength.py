@@ -52,8 +52,25 @@ def test_limited_strength_is_governed_by_nodes_not_the_clock(monkeypatch):
     assert results[0] == results[1] and results[0][0] == limit.nodes
 
 
+def test_beginners_levels_choose_among_more_lines_more_loosely_and_leave_the_rest_as_it_was():
+    base = StrengthLimit(MODEL.base_level)
+    assert (base.nodes, base.temperature, base.max_loss, base.multipv) == (
+        MODEL.nodes_at_base, MODEL.temperature_at_base, MODEL.max_loss_at_base, MODEL.multipv)
+    levels = [StrengthLimit(level) for level in range(MODEL.base_level, MODEL.min_level - 1, -100)]
+    for stronger, weaker in zip(levels, levels[1:]):
+        assert weaker.temperature > stronger.temperature and weaker.max_loss > stronger.max_loss
+        assert weaker.multipv >= stronger.multipv
+    bottom = levels[-1]
+    assert (bottom.level, bottom.multipv, bottom.max_loss, bottom.nodes) == (
+        MODEL.min_level, MODEL.multipv_at_min, MODEL.max_loss_at_min, MODEL.nodes_at_min)
+    # Enough nodes for two plies of every line: the noisy choice, not the bare best line, decides.
+    limits = bottom.limits_for(Limits(depth=64))
+    result = Searcher().search(chess.Board(POSITIONS[5]), limits, multipv=bottom.multipv)
+    assert result.depth >= MODEL.min_depth and len(result.lines) == bottom.multipv
+
+
 def test_choose_respects_the_loss_bound_mates_and_shallow_searches():
-    weak = StrengthLimit(MODEL.min_level)
+    weak = StrengthLimit(MODEL.base_level)
     rng = random.Random(3)
     lines = [line(1, 50, "e2e4"), line(2, 40, "d2d4"), line(3, 30, "g1f3"), line(4, 50 - weak.max_loss - 1, "g2g4")]
     picks = [weak.choose(lines, rng).pv[0].uci() for _ in range(300)]
@@ -81,7 +98,11 @@ def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached()
     assert exact.slope == pytest.approx(0.5) and exact.intercept == pytest.approx(700)
     assert (exact.min_elo, exact.max_elo, exact.default_elo) == (1100, 1700, 1400)
     assert exact.level_for(1400) == 1400 and exact.level_for(1250) == 1100
-    assert exact.level_for(0) == MODEL.min_level and exact.level_for(5000) == MODEL.max_level
+    assert exact.level_for(0) == 800 and exact.level_for(5000) == MODEL.max_level
+    # Only the measured levels are offered: no setting maps beyond the weakest or strongest match.
+    middle = Calibration([point(1000, 1200), point(1600, 1500)])
+    assert (middle.min_level, middle.max_level, middle.min_elo, middle.max_elo) == (1000, 1600, 1200, 1500)
+    assert middle.level_for(900) == 1000 and middle.level_for(2000) == 1600
     # The range is rounded inwards: never a setting beyond what the line reaches.
     inner = Calibration([point(800, 1111), point(2000, 1789)])
     assert (inner.min_elo, inner.max_elo) == (1150, 1750)
