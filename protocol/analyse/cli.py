@@ -30,7 +30,8 @@ import signal
 import threading
 import sys
 import time
-from typing import IO, Callable, Deque, Iterable, Iterator, List, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import IO, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
 
 
 from engine.analysis import DEFAULT_DEPTH
@@ -180,6 +181,20 @@ def _worker_context():
     return context
 
 
+WORKER_ATTEMPTS = 2
+"""A task whose worker process died (killed, out of memory) is given to a new worker; after
+this many deaths on the same task it fails with a reason instead (it may be what kills them)."""
+
+
+@dataclass
+class _Worker:
+    """A worker process, its own task queue and the tasks it holds (index -> task)."""
+
+    process: multiprocessing.process.BaseProcess
+    work: object
+    held: Dict[int, Task] = field(default_factory=dict)
+
+
 class Runner:
     """Runs tasks in order, in-process (``jobs == 1``) or in worker processes; a context manager.
 
@@ -187,6 +202,11 @@ class Runner:
     ``jobs * IN_FLIGHT_PER_JOB`` tasks are in the workers' hands or done and waiting for an
     earlier one, at most ``READ_AHEAD`` more are read. Worker processes are started as tasks
     come, up to ``jobs``: never more than there are tasks (``_worker_context``).
+
+    Each worker has a queue of its own, so the runner knows which tasks a worker holds: when a
+    worker process dies (killed, out of memory), its tasks go to a new worker, and a task that
+    has killed ``WORKER_ATTEMPTS`` workers fails with the reason, so a run never waits forever
+    for a result that cannot come.
     """
 
     def __init__(self, settings: Settings, jobs: int, tick: Callable[[int], None]) -> None:
@@ -194,7 +214,10 @@ class Runner:
         self.jobs = jobs
         self.tick = tick
         self.workers: List[multiprocessing.process.BaseProcess] = []
-        """The worker processes started so far."""
+        """The worker processes started so far (replacements included)."""
+        self._live: List[_Worker] = []
+        self._owner: Dict[int, _Worker] = {}
+        self._deaths: Dict[int, int] = {}
         self._stop = threading.Event()
         self._forwarder: Optional[threading.Thread] = None
         self._queues: List = []
@@ -214,7 +237,7 @@ class Runner:
         for channel in self._queues:
             channel.cancel_join_thread()
             channel.close()
-        self.workers, self._queues, self._forwarder = [], [], None
+        self.workers, self._queues, self._forwarder, self._live = [], [], None, []
 
     def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
         """Results in the order of ``tasks``."""
@@ -227,8 +250,8 @@ class Runner:
                     yield run_task(task, self.settings, self.tick)
                     feed.done()
         context = _worker_context()
-        work, results = context.Queue(), context.Queue()
-        self._queues = [work, results]
+        results = context.Queue()
+        self._queues = [results]
         events: "queue.Queue[Tuple[str, object]]" = queue.Queue()
         self._forwarder = threading.Thread(target=self._forward, args=(results, events), daemon=True,
                                            name="pruner-analyse-results")
@@ -236,6 +259,7 @@ class Runner:
         window = self.jobs * IN_FLIGHT_PER_JOB
         order: InOrder[TaskResult] = InOrder()
         submitted = 0
+        checked = time.monotonic()
         with TaskFeed(tasks, window, lambda: events.put(("input", None)), READ_AHEAD) as feed:
             while True:
                 for result in order.ready():
@@ -245,12 +269,13 @@ class Runner:
                     task = feed.take()
                     if task is None:
                         break
-                    if len(self.workers) < self.jobs:
-                        self._start_worker(context, work, results)
-                    work.put((submitted, task))
+                    self._assign(context, results, submitted, task)
                     submitted += 1
                 if feed.finished and order.next == submitted:
                     return
+                if time.monotonic() - checked >= POLL_SECONDS:
+                    checked = time.monotonic()
+                    self._replace_dead_workers(context, results, order)
                 try:
                     kind, payload = events.get(timeout=POLL_SECONDS)
                 except queue.Empty:
@@ -258,13 +283,47 @@ class Runner:
                 if kind == "tick":
                     self.tick(payload)  # type: ignore[arg-type]
                 elif kind == "done":
-                    order.add(*payload)  # type: ignore[misc]
+                    index, result = payload  # type: ignore[misc]
+                    owner = self._owner.pop(index, None)
+                    if owner is not None:  # else a result already taken (from a worker that died after it)
+                        owner.held.pop(index, None)
+                        order.add(index, result)
 
-    def _start_worker(self, context, work, results) -> None:
+    def _assign(self, context, results, index: int, task: Task) -> None:
+        """Give a task to a new worker while fewer than ``jobs`` live, else to the least busy."""
+        if len(self._live) < self.jobs:
+            worker = self._start_worker(context, results)
+        else:
+            worker = min(self._live, key=lambda live: len(live.held))
+        worker.held[index] = task
+        self._owner[index] = worker
+        worker.work.put((index, task))  # type: ignore[attr-defined]
+
+    def _replace_dead_workers(self, context, results, order: "InOrder[TaskResult]") -> None:
+        """Hand the tasks of every worker process that died to other workers, or fail them."""
+        for worker in [live for live in self._live if live.process.exitcode is not None]:
+            self._live.remove(worker)
+            code = worker.process.exitcode
+            for index, task in sorted(worker.held.items()):
+                self._owner.pop(index, None)
+                self._deaths[index] = self._deaths.get(index, 0) + 1
+                if self._deaths[index] >= WORKER_ATTEMPTS:
+                    order.add(index, TaskResult(source=task.source, error=(
+                        "the analysis worker process died %d times on this input (exit status %s): "
+                        "left out" % (self._deaths[index], code))))
+                else:
+                    self._assign(context, results, index, task)
+
+    def _start_worker(self, context, results) -> _Worker:
+        work = context.Queue()
+        self._queues.append(work)
         process = context.Process(target=_worker_main, args=(self.settings, work, results), daemon=True,
                                   name="pruner-analyse-worker-%d" % (len(self.workers) + 1))
         process.start()
         self.workers.append(process)
+        worker = _Worker(process, work)
+        self._live.append(worker)
+        return worker
 
     def _forward(self, results, events: "queue.Queue[Tuple[str, object]]") -> None:
         """The thread that hands the workers' messages to the run's event queue."""

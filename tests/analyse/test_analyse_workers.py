@@ -1,0 +1,94 @@
+"""pruner analyse --jobs N: a worker process that dies (killed, out of memory) costs no result
+and never hangs the run; a task that keeps killing workers fails with the reason."""
+
+import os
+import signal
+
+import chess
+
+from protocol.analyse import cli
+from protocol.analyse.cli import Runner
+from protocol.analyse.inputs import PositionTask
+from protocol.analyse.tasks import Settings
+
+
+def tasks(n):
+    board = chess.Board()
+    found = []
+    for move in list(board.legal_moves)[:n]:
+        board.push(move)
+        found.append(PositionTask(source="startpos+%s" % move.uci(), fen=board.fen(), chess960=False))
+        board.pop()
+    return found
+
+
+def best_moves(results):
+    return [(result.source, result.error, [r["best_uci"] for r in result.records]) for result in results]
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_every_result_comes():
+    work = tasks(12)
+    with Runner(Settings(depth=1), 1, lambda n: None) as runner:
+        expected = best_moves(runner.run(work))
+    killed = []
+
+    def tick(_):
+        if not killed and runner.workers:  # the first position done: kill a worker mid-run
+            victim = runner.workers[0].pid
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    with Runner(Settings(depth=4), 2, tick) as runner:
+        got = best_moves(runner.run(work))
+        started = len(runner.workers)
+    assert killed and started >= 3  # a replacement was started
+    assert [(source, error) for source, error, _ in got] == [(source, None) for source, _, _ in expected]
+    assert all(moves for _, _, moves in got)
+
+
+class DeadProcess:
+    """A worker process that died the moment it started."""
+
+    exitcode = -9
+    pid = 0
+
+    def start(self):
+        pass
+
+    def is_alive(self):
+        return False
+
+    def terminate(self):
+        pass
+
+    def join(self):
+        pass
+
+
+class FakeContext:
+    def Process(self, **kwargs):
+        return DeadProcess()
+
+    def Queue(self):
+        import queue
+
+        class Channel(queue.Queue):
+            def cancel_join_thread(self):
+                pass
+
+            def close(self):
+                pass
+        return Channel()
+
+
+def test_a_task_that_kills_every_worker_fails_with_the_reason(monkeypatch):
+    monkeypatch.setattr(cli, "_worker_context", lambda: FakeContext())
+    work = tasks(2)
+    with Runner(Settings(depth=1), 2, lambda n: None) as runner:
+        results = list(runner.run(work))
+        attempts = len(runner.workers)
+    assert [result.source for result in results] == [task.source for task in work]
+    for result in results:
+        assert result.records == [] and "died %d times" % cli.WORKER_ATTEMPTS in result.error
+        assert "exit status -9" in result.error
+    assert attempts == len(work) * cli.WORKER_ATTEMPTS
