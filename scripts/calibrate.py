@@ -44,6 +44,8 @@ and played in order. A check on openings the calibration was not fitted on takes
 """
 
 import argparse
+import dataclasses
+import importlib.util
 import json
 import math
 import os
@@ -191,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--strength-file", default=STRENGTH, metavar="FILE",
                      help="the file holding CALIBRATION")
     fit.add_argument("--no-chain", action="store_true", help="leave the chain points out of the fit")
+    fit.add_argument("--add", action="store_true", help="fit the folders' points together with the CALIBRATION "
+                     "of --strength-file (and keep those in the tuple written) instead of alone")
 
     check = commands.add_parser("check", help="does each setting score 50%% ± 5%%? (exit 0/1)")
     _read_options(check)
@@ -445,10 +449,11 @@ def anchor_elo(level: int, points: Sequence[CalibrationPoint]) -> Optional[Tuple
     return intercept + slope * level, Z95 * math.sqrt(variance)
 
 
-def build_points(results: Sequence[Result], use_chain: bool = True
+def build_points(results: Sequence[Result], use_chain: bool = True, known: Sequence[CalibrationPoint] = ()
                  ) -> Tuple[List[Tuple[Result, CalibrationPoint]], List[str]]:
     """The calibration points of the results (opponent points, then the chain from its top
-    down), and notes on what was left out."""
+    down), and notes on what was left out. ``known``: measured points from before (``fit
+    --add``), which anchor a chain as the results' own do."""
     notes = []
     direct = []
     for result in results:
@@ -460,7 +465,7 @@ def build_points(results: Sequence[Result], use_chain: bool = True
         direct.append((result, CalibrationPoint(level=result.level, opponent=int(result.opponent_elo),
                                                 games=result.games, elo=round(result.opponent_elo + result.diff, 1),
                                                 error=round(result.error, 1))))
-    measured = [point for _, point in direct]
+    measured = [point for _, point in direct] + [point for point in known if point.against_level is None]
     chained: List[Tuple[Result, CalibrationPoint]] = []
     links = sorted((r for r in results if r.kind == "chain"), key=lambda r: (-r.against_level, -r.level))
     if use_chain:
@@ -490,12 +495,17 @@ def point_text(point: CalibrationPoint) -> str:
             % (point.level, point.opponent, point.games, point.elo, point.error, extra))
 
 
-def tuple_text(points: Sequence[CalibrationPoint], results: Sequence[Result], dirs: Sequence[str]) -> str:
+def tuple_text(points: Sequence[CalibrationPoint], results: Sequence[Result], dirs: Sequence[str],
+               kept: Sequence[CalibrationPoint] = ()) -> str:
     commits = sorted({_meta(r.path).get("commit") or "?" for r in results})
     tcs = sorted({_meta(r.path).get("tc") or "?" for r in results})
     dates = sorted({_meta(r.path).get("date") or "?" for r in results})
     when = dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1])
-    lines = ["CALIBRATION: Tuple[CalibrationPoint, ...] = (",
+    lines = ["CALIBRATION: Tuple[CalibrationPoint, ...] = ("]
+    if kept:
+        lines.append("    # kept from the CALIBRATION before (fit --add; docs/strength.md has their matches)")
+        lines += [point_text(point) for point in kept]
+    lines += [
              "    # scripts/calibrate.py fit %s" % " ".join(os.path.basename(os.path.normpath(d)) for d in dirs),
              "    # (%s, commit %s, tc %s): Pruner at a level against Stockfish at" % (when, ", ".join(commits),
                                                                                     ", ".join(tcs)),
@@ -528,6 +538,16 @@ def write_tuple(path: str, text: str) -> None:
     os.replace(path + ".tmp", path)
 
 
+def current_points(path: str) -> Tuple[CalibrationPoint, ...]:
+    """The ``CALIBRATION`` tuple of a strength file (engine/strength.py or a copy of it)."""
+    spec = importlib.util.spec_from_file_location("calibrated_strength", path)
+    if spec is None or spec.loader is None:
+        raise ValueError("not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return tuple(CalibrationPoint(**dataclasses.asdict(point)) for point in module.CALIBRATION)
+
+
 def _label(result: Result) -> str:
     if result.kind == "chain":
         return "chain"
@@ -539,12 +559,18 @@ def command_fit(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         results = read_results(args.dirs)
     except ValueError as exc:
         parser.error(str(exc))
-    pairs, notes = build_points(results, use_chain=not args.no_chain)
+    kept: List[CalibrationPoint] = []
+    if args.add:
+        try:
+            kept = list(current_points(args.strength_file))
+        except (OSError, ValueError, SyntaxError, AttributeError) as exc:
+            parser.error("--add: cannot read CALIBRATION from %s: %s" % (args.strength_file, exc))
+    pairs, notes = build_points(results, use_chain=not args.no_chain, known=kept)
     for note in notes:
         print("note: " + note)
     points = [point for _, point in pairs]
     try:
-        calibration = Calibration(points, MODEL)
+        calibration = Calibration(kept + points, MODEL)
     except (ValueError, ZeroDivisionError) as exc:
         print("calibrate.py: no line: %s (%d usable points)" % (exc, len(points)), file=sys.stderr)
         return 1
@@ -563,11 +589,13 @@ def command_fit(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             _label(result), point.level, opponent, point.games,
             "%d / %d / %d" % (result.wins, result.draws, result.losses), 100 * result.score,
             "%.0f ± %.0f" % (point.elo, point.error), calibration.elo_at(point.level), verdict))
+    if kept:
+        print("and the %d points of the CALIBRATION before (--add)" % len(kept))
     print("line: Elo = %.1f + %.3f × level (weighted by 1/error², %d points)"
-          % (calibration.intercept, calibration.slope, len(points)))
+          % (calibration.intercept, calibration.slope, len(kept) + len(points)))
     print("UCI_Elo: %d to %d, default %d (levels %d-%d)" % (calibration.min_elo, calibration.max_elo,
                                                            calibration.default_elo, MODEL.min_level, MODEL.max_level))
-    text = tuple_text(points, [r for r, _ in pairs], args.dirs)
+    text = tuple_text(points, [r for r, _ in pairs], args.dirs, kept)
     print()
     print(text, end="")
     if args.write:

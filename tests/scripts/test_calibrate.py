@@ -257,3 +257,25 @@ def test_a_missing_folder_is_a_usage_error(capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         calibrate.main(["fit", str(tmp_path / "nothing")])
     assert exit_info.value.code == 2 and "no such folder" in capsys.readouterr().err
+
+
+def test_add_fits_the_new_points_with_the_tuple_before_and_keeps_both(capsys, tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    point_file(results, "point-elo1550", 1500, 0.0, setting=1550, opponent=1550)
+    copy = tmp_path / "strength.py"
+    shutil.copy(os.path.join(ROOT, "engine", "strength.py"), copy)
+    before = calibrate.current_points(str(copy))
+    assert len(before) >= 2
+    code, text = run_cli(capsys, "fit", results, "--add", "--write", "--strength-file", copy)
+    assert code == 0 and "and the %d points of the CALIBRATION before (--add)" % len(before) in text
+    after = calibrate.current_points(str(copy))
+    assert after[:len(before)] == before and after[len(before):] == (
+        CalibrationPoint(level=1500, opponent=1550, games=200, elo=1550.0, error=50.0),)
+    expected = Calibration(list(after))
+    assert "Elo = %.1f + %.3f × level" % (expected.intercept, expected.slope) in text
+    # Without --add the folder's point alone cannot make a line.
+    assert run_cli(capsys, "fit", results, "--strength-file", copy)[0] == 1
+    with pytest.raises(SystemExit) as stopped:
+        calibrate.main(["fit", str(results), "--add", "--strength-file", str(tmp_path / "none.py")])
+    assert stopped.value.code == 2 and "--add: cannot read CALIBRATION" in capsys.readouterr().err
