@@ -285,6 +285,12 @@ def bin_labels() -> List[str]:
     return labels + ["%d+" % BINS[-1]]
 
 
+def _natural(name: str) -> Tuple[int, str]:
+    """Rating bands by their lower end ('800-999' before '1000-1199'), names alphabetically."""
+    head = name.split("-")[0]
+    return (int(head), name) if head.isdigit() else (-1, name)
+
+
 def print_table(groups: Dict[str, GroupStats], out=None) -> None:
     """The groups' figures as a text table (losses by bin in % of moves) on ``out`` (stdout)."""
     out = out or sys.stdout
@@ -292,7 +298,7 @@ def print_table(groups: Dict[str, GroupStats], out=None) -> None:
     print("%-18s %5s %6s %5s %4s %4s %4s  %s  %5s %5s %5s %5s  %s" % (
         "player", "games", "moves", "ACPL", "med", "p90", "p99", " ".join("%6s" % label for label in labels),
         "inac", "mist", "blun", "Qhang", "won endgames (plies to win)"), file=out)
-    for name in sorted(groups):
+    for name in sorted(groups, key=_natural):
         figures = summary(groups[name])
         endings = ", ".join("%s %d" % item for item in figures["won_endgames"].items()) or "-"
         if figures["median_plies_to_win"] is not None:
