@@ -173,23 +173,22 @@ class CalibrationPoint:
 
 
 CALIBRATION: Tuple[CalibrationPoint, ...] = (
-    # Node budget governing (2026-11-25, commit c367705): each UCI_Elo setting X against
-    # Stockfish at X, at the level the previous line gave X.
+    # kept from the CALIBRATION before (fit --add; docs/strength.md has their matches)
     CalibrationPoint(level=1265, opponent=1350, games=40, elo=1242.5, error=96.2),
-    CalibrationPoint(level=1562, opponent=1500, games=40, elo=1429.6, error=115.0),
-    CalibrationPoint(level=1761, opponent=1600, games=40, elo=1617.4, error=102.1),
-    CalibrationPoint(level=1959, opponent=1700, games=40, elo=1656.3, error=116.1),
-    # scripts/calibrate.py run (2026-11-25, commit a2bc732, same search: Bench 166869), other
-    # openings of the same book (docs/results.md, "First runs of scripts/calibrate.py").
     CalibrationPoint(level=1345, opponent=1350, games=40, elo=1448.0, error=106.0),
     CalibrationPoint(level=1631, opponent=1500, games=40, elo=1500.0, error=81.0),
     CalibrationPoint(level=1918, opponent=1650, games=40, elo=1758.0, error=140.0),
     CalibrationPoint(level=1440, opponent=1400, games=20, elo=1568.0, error=138.0),
     CalibrationPoint(level=1822, opponent=1600, games=20, elo=1791.0, error=257.0),
-    # Commit 16bd942 (2026-11-24), when the clock could still cut a limited search: kept for
-    # the two levels whose budgets (1,000 and 7,071 nodes) the 10+0.1 clock never cut.
     CalibrationPoint(level=800, opponent=1350, games=40, elo=1109.2, error=127.6),
     CalibrationPoint(level=1400, opponent=1400, games=40, elo=1426.1, error=118.8),
+    # scripts/calibrate.py fit check
+    # (2026-11-25, commit adccb69, tc 10+0.1): Pruner at a level against Stockfish at
+    # UCI_Elo=opponent, or (against_level) against Pruner at that level.
+    CalibrationPoint(level=1291, opponent=1350, games=200, elo=1332.6, error=48.2),
+    CalibrationPoint(level=1478, opponent=1450, games=200, elo=1491.9, error=47.7),
+    CalibrationPoint(level=1665, opponent=1550, games=200, elo=1657.5, error=45.2),
+    CalibrationPoint(level=1946, opponent=1700, games=200, elo=1738.4, error=44.8),
 )
 """The matches behind the ``UCI_Elo`` scale (docs/strength.md has their commands and W/D/L)."""
 
