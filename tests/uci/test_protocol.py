@@ -20,6 +20,7 @@ import pexpect.popen_spawn
 import pytest
 
 import engine
+from engine.strength import UCI_ELO
 from uci_process import BESTMOVE, Uci, legal
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")
@@ -44,7 +45,9 @@ OPTION_LINES = [
     "option name BookFile type string default <empty>",
     "option name SyzygyPath type string default <empty>",
     "option name UCI_LimitStrength type check default false",
-    "option name UCI_Elo type spin default 1400 min 1100 max 1650",
+    # the range and default come from the calibration (engine/strength.py), re-made by scripts/calibrate.py
+    "option name UCI_Elo type spin default %d min %d max %d" % (UCI_ELO.default_elo, UCI_ELO.min_elo,
+                                                                 UCI_ELO.max_elo),
     "option name UCI_ShowWDL type check default false",
 ]
 
