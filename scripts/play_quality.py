@@ -92,19 +92,20 @@ def is_endgame(board: chess.Board) -> bool:
     return True
 
 
+ENDINGS = {
+    chess.Termination.CHECKMATE: "checkmate", chess.Termination.STALEMATE: "stalemate",
+    chess.Termination.INSUFFICIENT_MATERIAL: "insufficient material",
+    chess.Termination.THREEFOLD_REPETITION: "repetition", chess.Termination.FIVEFOLD_REPETITION: "repetition",
+    chess.Termination.FIFTY_MOVES: "fifty moves", chess.Termination.SEVENTYFIVE_MOVES: "fifty moves",
+}
+"""python-chess's terminations, as the report names them."""
+
+
 def game_ending(board: chess.Board) -> str:
-    """How the game on ``board`` (its final position, with the moves played) ended by the rules."""
-    if board.is_checkmate():
-        return "checkmate"
-    if board.is_stalemate():
-        return "stalemate"
-    if board.is_insufficient_material():
-        return "insufficient material"
-    if board.is_repetition(3):
-        return "repetition"
-    if board.halfmove_clock >= 100:
-        return "fifty moves"
-    return "other"
+    """How the game on ``board`` (its final position, with the moves played) ended by the rules
+    (python-chess's ``outcome``, draws that can be claimed included), or 'other'."""
+    outcome = board.outcome(claim_draw=True)
+    return ENDINGS.get(outcome.termination, "other") if outcome is not None else "other"
 
 
 def _elo(text: Optional[str]) -> Optional[int]:
