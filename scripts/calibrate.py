@@ -572,7 +572,7 @@ def command_fit(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     try:
         calibration = Calibration(kept + points, MODEL)
     except (ValueError, ZeroDivisionError) as exc:
-        print("calibrate.py: no line: %s (%d usable points)" % (exc, len(points)), file=sys.stderr)
+        print("calibrate.py: no line: %s (%d usable points)" % (exc, len(kept) + len(points)), file=sys.stderr)
         return 1
     print("%-8s %6s %-11s %5s %-13s %7s %-15s %7s %s" % ("setting", "level", "opponent", "games", "W / D / L",
                                                        "score", "measured Elo", "fitted", "50% ± 5%"))
