@@ -21,8 +21,10 @@ from typing import List, Tuple
 import chess
 import chess.engine
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from matchlib.engines import find_stockfish  # noqa: E402
+
+ROOT = matchlib.ROOT
 
 POSITIONS: List[Tuple[str, str, str]] = [
     # (FEN, expected result for the side to move in the FEN: "win" or "draw", name)
@@ -69,7 +71,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--syzygy", default=os.path.join(ROOT, "tests", "data", "syzygy"),
                         help="Syzygy directory for both engines (default: tests/data/syzygy)")
-    parser.add_argument("--engine", default="stockfish", help="the opponent's command (default: stockfish)")
+    parser.add_argument("--engine", help="the opponent's command (default: stockfish on PATH, else "
+                        "/usr/games/stockfish)")
     parser.add_argument("--pruner", default="%s -m protocol" % shlex.quote(sys.executable),
                         help="Pruner's command (default: this Python's -m protocol, from the repository)")
     parser.add_argument("--movetime", type=int, default=200, help="milliseconds per move (default: 200)")
@@ -77,9 +80,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     limit = chess.engine.Limit(time=args.movetime / 1000)
     pruner = chess.engine.SimpleEngine.popen_uci(shlex.split(args.pruner), cwd=ROOT)
-    opponent_cmd = shlex.split(args.engine)
-    if opponent_cmd == ["stockfish"] and os.path.exists("/usr/games/stockfish"):
-        opponent_cmd = ["/usr/games/stockfish"]  # Debian installs it outside PATH for non-root users
+    opponent_cmd = shlex.split(args.engine) if args.engine else [find_stockfish() or "stockfish"]
     opponent = chess.engine.SimpleEngine.popen_uci(opponent_cmd)
     failures = 0
     try:
@@ -98,7 +99,7 @@ def main(argv=None) -> int:
         pruner.quit()
         opponent.quit()
     print("%d of %d positions as expected (movetime %d ms, opponent %s)"
-          % (len(POSITIONS) - failures, len(POSITIONS), args.movetime, args.engine))
+          % (len(POSITIONS) - failures, len(POSITIONS), args.movetime, " ".join(opponent_cmd)))
     return 1 if failures else 0
 
 
