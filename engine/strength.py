@@ -19,8 +19,9 @@ constants live in ``StrengthModel``:
 Deterministic: the same lines and the same seeded ``random.Random`` give the same choice.
 
 **Calibration.** ``CALIBRATION`` holds matches of levels against Stockfish at known
-``UCI_Elo`` (docs/strength.md). A straight line fitted through them, weighted by their error
-bars, turns the ``UCI_Elo`` a GUI asks for into a level (``limit_for_uci_elo``), and the
+``UCI_Elo`` (docs/strength.md). A fit through them weighted by their error bars (a straight
+line, or two pieces joined at a knee where the points bend: ``Calibration``) turns the
+``UCI_Elo`` a GUI asks for into a level (``limit_for_uci_elo``), and the
 option's range is what the line gives at the model's lowest and highest levels, so that no
 setting promises a strength the matches did not reach.
 
@@ -35,7 +36,7 @@ import math
 import os
 import random
 from dataclasses import dataclass, replace
-from typing import Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.types import MATE_BOUND, Limits, SearchInfo
 
@@ -193,46 +194,147 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
 """The matches behind the ``UCI_Elo`` scale (docs/strength.md has their commands and W/D/L)."""
 
 
+Z95 = 1.959964
+"""Standard deviations in a 95% half-width (a point's ``error``)."""
+
+BEND_CHI2 = 3.84
+"""How much a knee must lower the weighted squared error (chi-square, in units of the points'
+variances) before the fit uses two pieces: the 95% point of chi-square with one degree of
+freedom, for the one more slope. (The knee's level is chosen too, so the test is a little
+lenient; the knee can only sit between measured levels, which keeps it from chasing one point.)"""
+
+
+class LinePiece(NamedTuple):
+    """One straight piece of a calibration: ``elo = intercept + slope * level`` from ``start`` up."""
+
+    start: float
+    intercept: float
+    slope: float
+
+
+def _solve(matrix: List[List[float]], vector: List[float]) -> Optional[List[float]]:
+    """The solution of a small linear system by Gaussian elimination; None when singular."""
+    size = len(vector)
+    rows = [row[:] + [value] for row, value in zip(matrix, vector)]
+    for column in range(size):
+        pivot = max(range(column, size), key=lambda r: abs(rows[r][column]))
+        if abs(rows[pivot][column]) < 1e-12:
+            return None
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        for r in range(size):
+            if r != column:
+                factor = rows[r][column] / rows[column][column]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[column])]
+    return [rows[i][size] / rows[i][i] for i in range(size)]
+
+
+def _weighted_fit(points: Sequence[CalibrationPoint], knee: Optional[int]
+                  ) -> Optional[Tuple[List[float], float]]:
+    """Weighted least squares of ``elo = a + b * level (+ c * max(0, level - knee))``: the
+    coefficients and the chi-square, or None when the points cannot determine them."""
+    def features(level: float) -> List[float]:
+        return [1.0, float(level)] + ([max(0.0, float(level - knee))] if knee is not None else [])
+
+    size = 3 if knee is not None else 2
+    matrix = [[0.0] * size for _ in range(size)]
+    vector = [0.0] * size
+    for point in points:
+        weight = 1.0 / max(point.error, 1.0) ** 2
+        row = features(point.level)
+        for i in range(size):
+            vector[i] += weight * row[i] * point.elo
+            for j in range(size):
+                matrix[i][j] += weight * row[i] * row[j]
+    coefficients = _solve(matrix, vector)
+    if coefficients is None:
+        return None
+    # chi-square in standard deviations: a point's error is a 95% half-width
+    chi2 = sum(((point.elo - sum(c * f for c, f in zip(coefficients, features(point.level))))
+                / (max(point.error, 1.0) / Z95)) ** 2 for point in points)
+    return coefficients, chi2
+
+
 class Calibration:
-    """A weighted least-squares line ``elo = intercept + slope * level`` through calibration points."""
+    """A weighted least-squares fit of Elo against level through calibration points: a straight
+    line, or two straight pieces joined at a knee when the points bend.
+
+    The weights are 1/error². A knee sits at a measured level with two measured levels on each
+    side at least; the one that fits best is kept when it lowers the chi-square by ``bend_chi2``
+    or more and both pieces rise with the level. (The top levels bend: their node budgets no
+    longer fit a 10+0.1 clock over a whole game on CPython, docs/strength.md.)"""
 
     def __init__(self, points: Sequence[CalibrationPoint], model: StrengthModel = MODEL,
-                 step: int = 50) -> None:
+                 step: int = 50, bend_chi2: float = BEND_CHI2) -> None:
         """``step``: the option's range is rounded inwards to multiples of it."""
-        if len({point.level for point in points}) < 2:
+        levels = sorted({point.level for point in points})
+        if len(levels) < 2:
             raise ValueError("a calibration needs points at two levels at least")
         self.model = model
-        weights = [1.0 / max(point.error, 1.0) ** 2 for point in points]
-        total = sum(weights)
-        mean_level = sum(w * p.level for w, p in zip(weights, points)) / total
-        mean_elo = sum(w * p.elo for w, p in zip(weights, points)) / total
-        spread = sum(w * (p.level - mean_level) ** 2 for w, p in zip(weights, points))
-        self.slope = sum(w * (p.level - mean_level) * (p.elo - mean_elo) for w, p in zip(weights, points)) / spread
-        """Elo per level (a scale that does not rise with the level is refused)."""
-        if self.slope <= 0:
+        line = _weighted_fit(points, None)
+        if line is None:
+            raise ValueError("the points do not determine a line")
+        (intercept, slope), line_chi2 = line
+        if slope <= 0:
             raise ValueError("the calibration does not get stronger with the level")
-        self.intercept = mean_elo - self.slope * mean_level
-        self.min_level = max(model.min_level, min(point.level for point in points))
+        pieces = [LinePiece(float("-inf"), intercept, slope)]
+        self.chi2 = line_chi2
+        """Chi-square of the fit (squared misses in units of the points' standard deviations)."""
+        best = None
+        for knee in levels[2:-2]:
+            fit = _weighted_fit(points, knee)
+            if fit is None:
+                continue
+            (a, b, c), chi2 = fit
+            if b > 0 and b + c > 0 and chi2 <= line_chi2 - bend_chi2 and (best is None or chi2 < best[1]):
+                best = (knee, chi2, a, b, c)
+        if best is not None:
+            knee, self.chi2, a, b, c = best
+            pieces = [LinePiece(float("-inf"), a, b), LinePiece(knee, a - c * knee, b + c)]
+        self.pieces: Tuple[LinePiece, ...] = tuple(pieces)
+        """The straight pieces, lowest first (the second, when there is one, starts at the knee)."""
+        self.min_level = max(model.min_level, levels[0])
         """Weakest level a match measured (no setting maps below it)."""
-        self.max_level = min(model.max_level, max(point.level for point in points))
+        self.max_level = min(model.max_level, levels[-1])
         """Strongest level a match measured (no setting maps above it)."""
         low, high = self.elo_at(self.min_level), self.elo_at(self.max_level)
-        self.min_elo = int(math.ceil(low / step) * step)
+        self.min_elo = int(math.ceil(low / step - 1e-6) * step)  # 1e-6: a fit's rounding noise
         """Lowest ``UCI_Elo`` offered: the fitted strength of the weakest measured level, rounded up."""
-        self.max_elo = int(math.floor(high / step) * step)
+        self.max_elo = int(math.floor(high / step + 1e-6) * step)
         """Highest ``UCI_Elo`` offered: the fitted strength of the strongest measured level, rounded down."""
         middle = (self.min_elo + self.max_elo) / 2
         self.default_elo = int(round(middle / step) * step)
         """``UCI_Elo`` default: the middle of the range."""
 
+    @property
+    def knee(self) -> Optional[float]:
+        """The level where the second piece starts, or None for a straight line."""
+        return self.pieces[1].start if len(self.pieces) > 1 else None
+
+    def piece_at(self, level: float) -> LinePiece:
+        """The piece that holds ``level``."""
+        return [piece for piece in self.pieces if piece.start <= level][-1]
+
     def elo_at(self, level: float) -> float:
         """The fitted Elo (Stockfish's scale) of a level."""
-        return self.intercept + self.slope * level
+        piece = self.piece_at(level)
+        return piece.intercept + piece.slope * level
 
     def level_for(self, elo: float) -> int:
         """The level whose fitted Elo is ``elo``, within the measured levels."""
-        level = int(round((elo - self.intercept) / self.slope))
+        piece = self.pieces[0]
+        for upper in self.pieces[1:]:
+            if elo >= self.elo_at(upper.start):
+                piece = upper
+        level = int(round((elo - piece.intercept) / piece.slope))
         return max(self.min_level, min(self.max_level, level))
+
+    def describe(self) -> str:
+        """The fit as text: ``Elo = a + b × level``, with the knee when there is one."""
+        first = self.pieces[0]
+        text = "Elo = %.1f + %.3f × level" % (first.intercept, first.slope)
+        for piece in self.pieces[1:]:
+            text += " up to level %d, then %.1f + %.3f × level" % (piece.start, piece.intercept, piece.slope)
+        return text
 
 
 UCI_ELO = Calibration(CALIBRATION)

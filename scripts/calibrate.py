@@ -591,8 +591,8 @@ def command_fit(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             "%.0f ± %.0f" % (point.elo, point.error), calibration.elo_at(point.level), verdict))
     if kept:
         print("and the %d points of the CALIBRATION before (--add)" % len(kept))
-    print("line: Elo = %.1f + %.3f × level (weighted by 1/error², %d points)"
-          % (calibration.intercept, calibration.slope, len(kept) + len(points)))
+    print("fit: %s (weighted by 1/error², %d points, chi-square %.1f)"
+          % (calibration.describe(), len(kept) + len(points), calibration.chi2))
     print("UCI_Elo: %d to %d, default %d (levels %d-%d)" % (calibration.min_elo, calibration.max_elo,
                                                            calibration.default_elo, MODEL.min_level, MODEL.max_level))
     text = tuple_text(points, [r for r, _ in pairs], args.dirs, kept)

@@ -95,7 +95,9 @@ def point(level, elo, error=100.0):
 
 def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached():
     exact = Calibration([point(800, 1100), point(1400, 1400), point(2000, 1700)])
-    assert exact.slope == pytest.approx(0.5) and exact.intercept == pytest.approx(700)
+    assert len(exact.pieces) == 1 and exact.knee is None
+    assert exact.pieces[0].slope == pytest.approx(0.5) and exact.pieces[0].intercept == pytest.approx(700)
+    assert exact.describe() == "Elo = 700.0 + 0.500 × level"
     assert (exact.min_elo, exact.max_elo, exact.default_elo) == (1100, 1700, 1400)
     assert exact.level_for(1400) == 1400 and exact.level_for(1250) == 1100
     assert exact.level_for(0) == 800 and exact.level_for(5000) == MODEL.max_level
@@ -114,6 +116,36 @@ def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached()
         Calibration([point(800, 1500), point(2000, 1400)])  # weaker at the stronger level
     with pytest.raises(ValueError):
         Calibration([point(1400, 1500), point(1400, 1600)])  # one level only
+
+
+def test_calibration_bends_at_a_knee_only_when_the_points_do():
+    # Precise points on 0.8 per level up to 1600, then 0.2 per level.
+    bent = Calibration([point(level, 100 + 0.8 * level if level <= 1600 else 1060 + 0.2 * level, 20)
+                        for level in (1000, 1200, 1400, 1600, 1800, 1950)])
+    assert bent.knee == 1600 and bent.chi2 == pytest.approx(0, abs=1e-6)
+    assert [piece.slope for piece in bent.pieces] == [pytest.approx(0.8), pytest.approx(0.2)]
+    assert bent.elo_at(1600) == pytest.approx(1380) and bent.elo_at(1900) == pytest.approx(1440)
+    assert bent.describe() == "Elo = 100.0 + 0.800 × level up to level 1600, then 1060.0 + 0.200 × level"
+    # level_for inverts the fit on both pieces, and the range is what the pieces reach.
+    assert bent.level_for(1380) == 1600 and bent.level_for(1300) == 1500 and bent.level_for(1420) == 1800
+    assert (bent.min_elo, bent.max_elo) == (900, 1450)
+    for elo in range(bent.min_elo, bent.max_elo + 1, 10):
+        assert bent.elo_at(bent.level_for(elo)) == pytest.approx(elo, abs=0.8)
+    # The same bend inside wide error bars is no evidence: one straight line.
+    vague = Calibration([point(p.level, p.elo, 400) for p in bent_points()])
+    assert vague.knee is None and len(vague.pieces) == 1
+    # A knee needs two measured levels on each side: four levels make a line.
+    four = Calibration([point(1000, 900, 20), point(1400, 1220, 20), point(1600, 1380, 20), point(1950, 1450, 20)])
+    assert four.knee is None
+    # A second piece that falls is never used.
+    falling = Calibration([point(level, 100 + 0.8 * level if level <= 1600 else 2660 - 0.8 * level, 20)
+                           for level in (1000, 1200, 1400, 1600, 1800, 1950)])
+    assert falling.knee is None
+
+
+def bent_points():
+    return [point(level, 100 + 0.8 * level if level <= 1600 else 1060 + 0.2 * level)
+            for level in (1000, 1200, 1400, 1600, 1800, 1950)]
 
 
 # -- PRUNER_STRENGTH_LEVEL (scripts/calibrate.py plays levels, not settings) ------------------

@@ -108,7 +108,7 @@ def test_fit_finds_the_known_line(capsys, tmp_path):
     assert sorted((p.level, p.opponent, p.elo) for _, p in pairs) == [(1000, 1350, 1300.0), (1500, 1550, 1550.0),
                                                                        (1800, 1690, 1700.0)]
     line = Calibration([p for _, p in pairs])
-    assert line.intercept == pytest.approx(800.0) and line.slope == pytest.approx(0.5)
+    assert line.pieces == (line.pieces[0],) and line.pieces[0][1:] == pytest.approx((800.0, 0.5))
 
     code, text = run_cli(capsys, "fit", tmp_path)
     assert code == 0
@@ -170,7 +170,7 @@ def test_write_rewrites_the_tuple_so_that_the_module_reads_the_new_points(capsys
     spec.loader.exec_module(module)
     assert sorted((p.level, p.elo, p.against_level) for p in module.CALIBRATION) == [
         (800, 1240.0, 1000), (1000, 1300.0, None), (1500, 1550.0, None)]
-    assert module.UCI_ELO.slope == pytest.approx(0.5, abs=0.05)
+    assert [piece.slope for piece in module.UCI_ELO.pieces] == [pytest.approx(0.5, abs=0.05)]
     with open(copy, encoding="utf-8") as handle:
         written = handle.read()
     before, after = original.split("CALIBRATION: Tuple")[0], original.split('"""The matches behind')[1]
@@ -273,7 +273,7 @@ def test_add_fits_the_new_points_with_the_tuple_before_and_keeps_both(capsys, tm
     assert after[:len(before)] == before and after[len(before):] == (
         CalibrationPoint(level=1500, opponent=1550, games=200, elo=1550.0, error=50.0),)
     expected = Calibration(list(after))
-    assert "Elo = %.1f + %.3f × level" % (expected.intercept, expected.slope) in text
+    assert "fit: %s (" % expected.describe() in text
     # Without --add the folder's point alone cannot make a line.
     assert run_cli(capsys, "fit", results, "--strength-file", copy)[0] == 1
     with pytest.raises(SystemExit) as stopped:
