@@ -422,21 +422,21 @@ def _usable(result: Result) -> bool:
     return result.diff is not None and result.error is not None and result.error > 0
 
 
-def _weighted_line(points: Sequence[Tuple[float, float, float]]) -> Tuple[float, float, float, float, float]:
-    """(intercept, slope, mean level, total weight, spread) of (level, elo, sigma) points."""
+def _line_spread(points: Sequence[Tuple[float, float, float]]) -> Tuple[float, float, float]:
+    """(mean level, total weight, spread) of (level, elo, sigma) points: what the error of a
+    weighted straight line at a level needs."""
     weights = [1.0 / sigma ** 2 for _, _, sigma in points]
     total = sum(weights)
     mean_level = sum(w * p[0] for w, p in zip(weights, points)) / total
-    mean_elo = sum(w * p[1] for w, p in zip(weights, points)) / total
     spread = sum(w * (p[0] - mean_level) ** 2 for w, p in zip(weights, points))
-    slope = sum(w * (p[0] - mean_level) * (p[1] - mean_elo) for w, p in zip(weights, points)) / spread
-    return mean_elo - slope * mean_level, slope, mean_level, total, spread
+    return mean_level, total, spread
 
 
 def anchor_elo(level: int, points: Sequence[CalibrationPoint]) -> Optional[Tuple[float, float]]:
     """Elo (± 95%) of a level from measured points: their weighted mean when some are at that
-    level, else the weighted line through them at it (with the line's error there); None when
-    there is neither."""
+    level, else the fit ``UCI_Elo`` would use (``Calibration``: a line, or two pieces) at it,
+    with the error of the weighted straight line there (the knee's own uncertainty left out);
+    None when there is neither."""
     sigmas = [(p.level, p.elo, max(p.error, 1.0) / Z95) for p in points]
     here = [(elo, sigma) for at, elo, sigma in sigmas if at == level]
     if here:
@@ -444,9 +444,13 @@ def anchor_elo(level: int, points: Sequence[CalibrationPoint]) -> Optional[Tuple
         return sum(elo / sigma ** 2 for elo, sigma in here) / total, Z95 / math.sqrt(total)
     if len({at for at, _, _ in sigmas}) < 2:
         return None
-    intercept, slope, mean_level, total, spread = _weighted_line(sigmas)
+    mean_level, total, spread = _line_spread(sigmas)
     variance = 1 / total + (level - mean_level) ** 2 / spread
-    return intercept + slope * level, Z95 * math.sqrt(variance)
+    try:
+        elo = Calibration(points, MODEL).elo_at(level)
+    except ValueError:
+        return None  # the points fall with the level: no scale to anchor on
+    return elo, Z95 * math.sqrt(variance)
 
 
 def build_points(results: Sequence[Result], use_chain: bool = True, known: Sequence[CalibrationPoint] = ()

@@ -279,3 +279,17 @@ def test_add_fits_the_new_points_with_the_tuple_before_and_keeps_both(capsys, tm
     with pytest.raises(SystemExit) as stopped:
         calibrate.main(["fit", str(results), "--add", "--strength-file", str(tmp_path / "none.py")])
     assert stopped.value.code == 2 and "--add: cannot read CALIBRATION" in capsys.readouterr().err
+
+
+def test_a_chain_is_anchored_on_the_fit_uci_elo_uses():
+    # Precise points that bend at level 1600: 0.8 Elo per level below, 0.2 above.
+    bent = [CalibrationPoint(level=level, opponent=1500, games=200,
+                             elo=100 + 0.8 * level if level <= 1600 else 1060 + 0.2 * level, error=20.0)
+            for level in (1000, 1200, 1400, 1600, 1800, 1950)]
+    fit = Calibration(bent)
+    assert fit.knee == 1600
+    # Measured levels anchor on their own matches; others on the fit, bend included.
+    assert calibrate.anchor_elo(1400, bent)[0] == pytest.approx(1220)
+    elo, error = calibrate.anchor_elo(1900, bent)
+    assert elo == pytest.approx(fit.elo_at(1900)) == pytest.approx(1440) and 0 < error < 40
+    assert calibrate.anchor_elo(1400, bent[:1]) is None  # one level: no fit
