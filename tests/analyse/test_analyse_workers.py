@@ -1,10 +1,12 @@
 """pruner analyse --jobs N: a worker process that dies (killed, out of memory) costs no result
 and never hangs the run; a task that keeps killing workers fails with the reason."""
 
+import contextlib
 import os
 import signal
 
 import chess
+import pytest
 
 from protocol.analyse import cli
 from protocol.analyse.cli import Runner
@@ -26,6 +28,33 @@ def best_moves(results):
     return [(result.source, result.error, [r["best_uci"] for r in result.records]) for result in results]
 
 
+@contextlib.contextmanager
+def deadline(seconds):
+    """Fail, rather than hang, when the block takes longer than ``seconds`` (the runner waits on
+    its workers' queues; a recovery that regressed would wait forever)."""
+    if not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise TimeoutError("no result after %d s: the run hangs" % seconds)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_the_deadline_fails_a_block_that_hangs():
+    import time
+    with pytest.raises(TimeoutError):
+        with deadline(1):
+            time.sleep(30)  # not synchronisation: the hang the deadline must break
+
+
 def test_a_worker_killed_mid_run_is_replaced_and_every_result_comes():
     work = tasks(12)
     with Runner(Settings(depth=1), 1, lambda n: None) as runner:
@@ -38,7 +67,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_every_result_comes():
             os.kill(victim, signal.SIGKILL)
             killed.append(victim)
 
-    with Runner(Settings(depth=4), 2, tick) as runner:
+    with deadline(300), Runner(Settings(depth=4), 2, tick) as runner:
         got = best_moves(runner.run(work))
         started = len(runner.workers)
     assert killed and started >= 3  # a replacement was started
