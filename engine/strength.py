@@ -22,7 +22,7 @@ Deterministic: the same lines and the same seeded ``random.Random`` give the sam
 ``UCI_Elo`` (docs/strength.md). A fit through them weighted by their error bars (a straight
 line, or two pieces joined at a knee where the points bend: ``Calibration``) turns the
 ``UCI_Elo`` a GUI asks for into a level (``limit_for_uci_elo``), and the
-option's range is what the line gives at the model's lowest and highest levels, so that no
+option's range is what the fit gives at the lowest and highest measured levels, so that no
 setting promises a strength the matches did not reach.
 
 **A level by hand** (calibration only). ``scripts/calibrate.py`` measures levels, not settings:

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Calibration,  # noqa: E402
+from engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Z95, Calibration,  # noqa: E402
                              CalibrationPoint)
 from matchlib.args import checked, game_pairs, positive_int, time_control  # noqa: E402
 from matchlib.engines import STOCKFISH_PATHS, find_stockfish, parse_engine_spec  # noqa: E402
@@ -70,8 +70,6 @@ MATCH = os.path.join(SCRIPTS, "match.py")
 STRENGTH = os.path.join(ROOT, "engine", "strength.py")
 DEFAULT_BOOK = os.path.join(SCRIPTS, "books", "noob_3moves_5000.epd")
 DEFAULT_ENGINE = "python3 -m protocol"
-Z95 = 1.959964
-"""A 95% half-width in standard deviations."""
 TOLERANCE = 0.05
 """The acceptance test: a score of 50% ± 5%."""
 TUPLE_START = re.compile(r"^CALIBRATION: Tuple\[CalibrationPoint, \.\.\.\] = \(\n.*?^\)\n", re.M | re.S)
