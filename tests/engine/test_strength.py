@@ -120,8 +120,7 @@ def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached()
 
 def test_calibration_bends_at_a_knee_only_when_the_points_do():
     # Precise points on 0.8 per level up to 1600, then 0.2 per level.
-    bent = Calibration([point(level, 100 + 0.8 * level if level <= 1600 else 1060 + 0.2 * level, 20)
-                        for level in (1000, 1200, 1400, 1600, 1800, 1950)])
+    bent = Calibration(bent_points(20))
     assert bent.knee == 1600 and bent.chi2 == pytest.approx(0, abs=1e-6)
     assert [piece.slope for piece in bent.pieces] == [pytest.approx(0.8), pytest.approx(0.2)]
     assert bent.elo_at(1600) == pytest.approx(1380) and bent.elo_at(1900) == pytest.approx(1440)
@@ -132,7 +131,7 @@ def test_calibration_bends_at_a_knee_only_when_the_points_do():
     for elo in range(bent.min_elo, bent.max_elo + 1, 10):
         assert bent.elo_at(bent.level_for(elo)) == pytest.approx(elo, abs=0.8)
     # The same bend inside wide error bars is no evidence: one straight line.
-    vague = Calibration([point(p.level, p.elo, 400) for p in bent_points()])
+    vague = Calibration(bent_points(400))
     assert vague.knee is None and len(vague.pieces) == 1
     # A knee needs two measured levels on each side: four levels make a line.
     four = Calibration([point(1000, 900, 20), point(1400, 1220, 20), point(1600, 1380, 20), point(1950, 1450, 20)])
@@ -143,8 +142,9 @@ def test_calibration_bends_at_a_knee_only_when_the_points_do():
     assert falling.knee is None
 
 
-def bent_points():
-    return [point(level, 100 + 0.8 * level if level <= 1600 else 1060 + 0.2 * level)
+def bent_points(error):
+    """Points on 0.8 Elo per level up to level 1600, then 0.2 per level, each ± ``error``."""
+    return [point(level, 100 + 0.8 * level if level <= 1600 else 1060 + 0.2 * level, error)
             for level in (1000, 1200, 1400, 1600, 1800, 1950)]
 
 
