@@ -11,7 +11,7 @@ from typing import Callable, Optional
 
 import chess
 
-from engine.search import Searcher
+from engine.search import Searcher, SearchParams
 from engine.types import Limits
 
 DEFAULT_DEPTH = 5
@@ -60,13 +60,14 @@ class BenchResult:
 
 
 def run(depth: Optional[int] = None, on_position: Optional[Callable[[int, str, int], None]] = None,
-        hash_mb: int = 16) -> BenchResult:
-    """Search every bench position to ``depth`` with fresh tables; ``on_position(i, fen, nodes)``."""
+        hash_mb: int = 16, params: Optional[SearchParams] = None) -> BenchResult:
+    """Search every bench position to ``depth`` with fresh tables; ``on_position(i, fen, nodes)``.
+    ``params``: the search's parameters (default: ``SearchParams()``, the engine's search)."""
     depth = depth or DEFAULT_DEPTH
     total = 0
     elapsed = 0.0
     for i, fen in enumerate(POSITIONS, 1):
-        searcher = Searcher(hash_mb)
+        searcher = Searcher(hash_mb, params)
         board = chess.Board(fen)
         start = time.perf_counter()
         result = searcher.search(board, Limits(depth=depth))

@@ -39,6 +39,9 @@ CHECK_INTERVAL = 128
 MAX_DEPTH = 100
 """Iterative deepening never goes deeper (reached only in trivial positions)."""
 
+NO_EVAL = -INF - 1
+"""``static_evals`` of a node in check (no static evaluation there)."""
+
 HISTORY_MAX = 16384
 """History scores saturate towards this bound (history gravity)."""
 
@@ -102,6 +105,29 @@ class SearchParams:
     """... and from this many moves searched."""
     delta_margin: int = 200
     """Quiescence delta pruning margin (centipawns)."""
+    countermove: int = 0
+    """Counter-move heuristic: the quiet move that last refuted the opponent's previous move
+    is tried right after the killers (0: off)."""
+    cont_history: int = 0
+    """Continuation histories: quiet moves are also ordered by how they fared after the same
+    piece-to of the previous move and of our own move before it (0: off)."""
+    history_lmr: int = 0
+    """History-based LMR: a quiet move's reduction shrinks by its history score over this
+    divisor (and grows for a negative score); 0: off."""
+    improving: int = 0
+    """Improving flag (the static evaluation rose since our last move): reverse futility prunes
+    one ply's margin more, late move reductions reduce one ply less; 0: off."""
+    lmp_depth: int = 0
+    """Late move pruning (move-count pruning) of quiet moves at non-PV nodes up to this depth,
+    once (3 + depth²) / (2 - improving) moves were searched; 0: off."""
+    razor_depth: int = 0
+    """Razoring up to this depth: far below alpha (``razor_margin`` + 250 x depth²), a
+    quiescence search that confirms it ends the node; 0: off."""
+    razor_margin: int = 300
+    """Razoring's base margin (centipawns)."""
+    nmp_eval_div: int = 0
+    """Null-move reduction grows by one ply per this many centipawns of static evaluation above
+    beta (at most 3); 0: off."""
 
     @classmethod
     def parse(cls, text: str) -> "SearchParams":
@@ -135,6 +161,15 @@ def _lmr_table() -> List[List[int]]:
 
 LMR = _lmr_table()
 
+PIECE_TO = 2 * 7 * 64
+"""Size of a piece-to index: colour, piece type (0 unused), target square (``piece_to``)."""
+
+
+def piece_to(color: int, piece: int, to: int) -> int:
+    """Index of a move by its colour, moving piece type and target square (counter-moves and
+    continuation histories are kept by piece-to, as most engines keep them)."""
+    return (color * 7 + piece) << 6 | to
+
 
 class Searcher:
     """Iterative-deepening alpha-beta searcher: python-chess boards in, ``chess.Move`` out."""
@@ -145,8 +180,14 @@ class Searcher:
         self.move_overhead_ms = 10
         """Milliseconds subtracted from every time budget (GUI and pipe latency)."""
         self.history = [0] * 8192
+        """Butterfly history: quiet-move scores by side and from-to (``history_index``)."""
         self.killers: List[List[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
         """Two killer move codes per ply (0: none)."""
+        self.countermoves = [0] * PIECE_TO
+        """The quiet move that last cut off after each piece-to (``piece_to``) of the move before."""
+        self.cont_history: List[List[int]] = [[0] * PIECE_TO for _ in range(PIECE_TO)]
+        """Continuation history: ``cont_history[piece_to(previous move)][piece_to(move)]``, for the
+        previous move (the opponent's) and for our own move before it."""
         self.nodes = 0
         self.seldepth = 0
         self.tablebases: Optional[Tablebases] = None
@@ -167,8 +208,14 @@ class Searcher:
     def new_game(self) -> None:
         """Forget everything learned from earlier searches."""
         self.tt.clear()
+        self.clear_move_stats()
+
+    def clear_move_stats(self) -> None:
+        """Forget the move-ordering statistics: histories, killers, counter-moves."""
         self.history = [0] * 8192
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+        self.countermoves = [0] * PIECE_TO
+        self.cont_history = [[0] * PIECE_TO for _ in range(PIECE_TO)]
 
     def set_hash(self, mb: int) -> None:
         """Resize the transposition table to ``mb`` megabytes (clears it)."""
@@ -188,7 +235,8 @@ class Searcher:
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                stop: Optional[threading.Event] = None, multipv: int = 1,
                ponderhit: Optional[threading.Event] = None,
-               on_progress: Optional[Callable[[SearchProgress], None]] = None) -> SearchResult:
+               on_progress: Optional[Callable[[SearchProgress], None]] = None,
+               params: Optional[SearchParams] = None) -> SearchResult:
         """Search ``board`` (not modified) within ``limits``; see the module docstring.
 
         With ``limits.ponder`` no clock applies until ``ponderhit`` is set (the GUI's
@@ -196,7 +244,21 @@ class Searcher:
         left over, whenever it is set. ``on_progress`` receives ``SearchProgress`` reports
         from inside iterations after the first ``PROGRESS_AFTER`` seconds; it changes
         nothing in what the search does (the same nodes, moves and scores without it).
+        ``params``: this search's parameters instead of the searcher's own (the strength
+        model's limited searches run the search its calibration measured).
         """
+        if params is None:
+            return self._search(board, limits, on_info, stop, multipv, ponderhit, on_progress)
+        own = self.params
+        self.params = params
+        try:
+            return self._search(board, limits, on_info, stop, multipv, ponderhit, on_progress)
+        finally:
+            self.params = own
+
+    def _search(self, board: chess.Board, limits: Limits, on_info: Optional[Callable[[SearchInfo], None]],
+                stop: Optional[threading.Event], multipv: int, ponderhit: Optional[threading.Event],
+                on_progress: Optional[Callable[[SearchProgress], None]]) -> SearchResult:
         start = self.clock()
         self._start = start
         self._tm_start = start
@@ -218,6 +280,8 @@ class Searcher:
         self.tt.new_search()
         self.pv: List[List[int]] = [[] for _ in range(MAX_PLY + 2)]
         """The principal variation found below each ply, as move codes."""
+        self.static_evals = [NO_EVAL] * (MAX_PLY + 2)
+        """The static evaluation at each ply of the current line (``NO_EVAL`` in check)."""
 
         self.root_board = board.copy()
         """The root as python-chess knows it (with the game's moves): root-move ranking, the
@@ -648,17 +712,36 @@ class Searcher:
 
         params = self.params
         pruning = params.pruning
-        if pruning and not pv_node and not in_check:
-            # The static evaluation is only needed by the two prunings below.
+        # The static evaluation, kept per ply for the improving flag (none in check).
+        improving = 0
+        static = NO_EVAL
+        if pruning and not in_check and (params.improving or not pv_node):
             static = evaluate_position(pos)
+            if params.improving:
+                evals = self.static_evals
+                evals[ply] = static
+                before = evals[ply - 2] if ply >= 2 else NO_EVAL
+                if before == NO_EVAL and ply >= 4:
+                    before = evals[ply - 4]
+                improving = 1 if before == NO_EVAL or static > before else 0
+        elif params.improving:
+            self.static_evals[ply] = NO_EVAL
+        if pruning and not pv_node and not in_check:
             # Step 4. Reverse futility pruning: far above beta, a quiet move will not drop it.
-            if depth <= params.rfp_depth and static - params.rfp_margin * depth >= beta \
+            if depth <= params.rfp_depth and static - params.rfp_margin * (depth - improving) >= beta \
                     and abs(beta) < MATE_BOUND:
                 return static
+            # Step 4b. Razoring: far below alpha near the horizon, trust a quiescence search.
+            if depth <= params.razor_depth and static + params.razor_margin + 250 * depth * depth < alpha:
+                score = self._qsearch(alpha, alpha + 1, ply, False)
+                if score <= alpha:
+                    return score
             # Step 5. Null-move pruning, guarded against zugzwang by requiring pieces.
             if null_ok and depth >= params.nmp_depth and static >= beta \
                     and pos.occ[pos.turn] & ~(bb[1] | bb[6]):
                 reduction = 3 + depth // 4
+                if params.nmp_eval_div:
+                    reduction += min(3, (static - beta) // params.nmp_eval_div)
                 do_null(pos)
                 keys = self.keys
                 keys.append(pos.key)
@@ -677,6 +760,22 @@ class Searcher:
         keys = self.keys
         history = self.history
         killers = self.killers[ply]
+        # Counter-move and continuation histories, by the piece-to of the moves before this node
+        # (a null move has piece 0 and continues nothing).
+        counter_slot = -1
+        cont1 = cont2 = None
+        stack = pos.stack
+        if stack and (params.countermove or params.cont_history):
+            previous = stack[-1]
+            if previous[12]:
+                us = pos.turn
+                counter_slot = ((us ^ 1) * 7 + previous[12]) << 6 | previous[13]
+                if params.cont_history:
+                    cont1 = self.cont_history[counter_slot]
+                    if len(stack) > 1:
+                        before = stack[-2]
+                        if before[12]:
+                            cont2 = self.cont_history[(us * 7 + before[12]) << 6 | before[13]]
         best = -INF
         best_move = 0
         searched = 0
@@ -684,6 +783,11 @@ class Searcher:
         # The stages of engine.movepick.ordered_moves, inline (a generator per node cost more):
         # 0 hash move, 1 good captures (losing ones put aside), 2 killers, 3 quiets by history,
         # 4 losing captures; each stage is generated when the one before is used up.
+        # Late move pruning: past this many moves, quiet moves are not searched at all.
+        lmp_limit = 0
+        if pruning and depth <= params.lmp_depth and not pv_node and not in_check \
+                and pos.occ[pos.turn] & ~(bb[1] | bb[6]):
+            lmp_limit = (3 + depth * depth) // (2 - improving)
         stage = 0
         batch = [tt_move] if tt_move and is_legal(pos, tt_move) else []
         index = 0
@@ -694,9 +798,10 @@ class Searcher:
                 if stage == 1:
                     batch = tactical_moves(pos, in_check)
                 elif stage == 2:
-                    batch = killer_moves(pos, killers, tt_move)
+                    counter = self.countermoves[counter_slot] if counter_slot >= 0 and params.countermove else 0
+                    batch = killer_moves(pos, (killers[0], killers[1], counter) if counter else killers, tt_move)
                 elif stage == 3:
-                    batch = quiet_moves(pos, in_check, history, tt_move, batch)
+                    batch = quiet_moves(pos, in_check, history, tt_move, batch, cont1, cont2)
                 elif stage == 4:
                     batch = losing
                 else:
@@ -716,6 +821,10 @@ class Searcher:
                 quiet = not (is_capture(pos, move) or move >> 12 == 5)
             else:
                 quiet = stage != 4
+                if lmp_limit and quiet and searched >= lmp_limit and best > -MATE_BOUND:
+                    if stage == 3:
+                        index = len(batch)  # the rest of the quiets go too
+                    continue
             gives_check = do_move(pos, move)
             keys.append(pos.key)
             new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
@@ -727,6 +836,11 @@ class Searcher:
                         and not in_check and not gives_check:
                     # Late move reductions: later quiet moves are searched shallower first.
                     reduction = LMR[min(depth, 63)][min(searched, 63)] - (1 if pv_node else 0)
+                    if params.improving and not improving:
+                        reduction += 1
+                    if params.history_lmr:
+                        # A quiet move with a good history is reduced less, a bad one more.
+                        reduction -= self._quiet_score(move, pos, cont1, cont2) // params.history_lmr
                     reduction = max(0, min(reduction, new_depth - 1))
                 score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, True, gives_check)
                 if reduction and score > alpha:
@@ -746,7 +860,8 @@ class Searcher:
                         pv_table[ply] = [move] + pv_table[ply + 1]
                     if alpha >= beta:
                         if quiet:
-                            self._reward_quiet(move, quiets_tried, depth, killers, pos.turn)
+                            self._reward_quiet(move, quiets_tried, depth, killers, pos.turn,
+                                               counter_slot, cont1, cont2)
                         break
             if quiet:
                 quiets_tried.append(move)
@@ -763,11 +878,15 @@ class Searcher:
         self.tt.store(table_key, best_move, score_to_tt(best, ply), depth, bound)
         return best
 
-    def _reward_quiet(self, move: int, tried: List[int], depth: int, killers: List[int], color: int) -> None:
-        """A quiet move cut off: make it a killer, raise its history, lower the quiets tried before it."""
+    def _reward_quiet(self, move: int, tried: List[int], depth: int, killers: List[int], color: int,
+                      counter_slot: int, cont1: Optional[List[int]], cont2: Optional[List[int]]) -> None:
+        """A quiet move cut off: make it a killer (and the counter-move of the move before),
+        raise its histories, lower those of the quiets tried before it."""
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
+        if counter_slot >= 0 and self.params.countermove:
+            self.countermoves[counter_slot] = move
         history = self.history
         bonus = min(depth * depth, 400)
         index = history_index(color, move)
@@ -775,6 +894,32 @@ class Searcher:
         for other in tried:
             index = history_index(color, other)
             history[index] -= bonus + history[index] * bonus // HISTORY_MAX
+        if cont1 is None and cont2 is None:
+            return
+        squares = self.pos.squares
+        piece_base = color * 7
+        for table in (cont1, cont2):
+            if table is None:
+                continue
+            index = (piece_base + squares[move >> 6 & 63]) << 6 | (move & 63)
+            table[index] += bonus - table[index] * bonus // HISTORY_MAX
+            for other in tried:
+                index = (piece_base + squares[other >> 6 & 63]) << 6 | (other & 63)
+                table[index] -= bonus + table[index] * bonus // HISTORY_MAX
+
+    def _quiet_score(self, move: int, pos: Position, cont1: Optional[List[int]],
+                     cont2: Optional[List[int]]) -> int:
+        """The history score the move ordering gave ``move``, a quiet move just made on ``pos``
+        (so the mover is the side not to move, and its piece type is on the stack)."""
+        color = pos.turn ^ 1
+        score = self.history[history_index(color, move)]
+        if cont1 is not None or cont2 is not None:
+            index = (color * 7 + pos.stack[-1][12]) << 6 | (move & 63)
+            if cont1 is not None:
+                score += cont1[index]
+            if cont2 is not None:
+                score += cont2[index]
+        return score
 
     def _qsearch(self, alpha: int, beta: int, ply: int, in_check: Optional[bool] = None) -> int:
         """Quiescence search: captures and queen promotions (all evasions when in check).

@@ -37,7 +37,7 @@ from engine.search import Searcher, SearchParams
 from engine.shared_tt import SharedTranspositionTable
 from engine.tablebase import Tablebases
 from engine.tt import TranspositionTable
-from engine.types import MAX_PLY, Limits, SearchInfo, SearchProgress, SearchResult
+from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
 
 STOPPED = 0
 """Control word: number of the last search the main searcher ended."""
@@ -278,18 +278,21 @@ class ParallelSearcher:
     def search(self, board: chess.Board, limits: Limits,
                on_info: Optional[Callable[[SearchInfo], None]] = None,
                stop: Any = None, multipv: int = 1, ponderhit: Any = None,
-               on_progress: Optional[Callable[[SearchProgress], None]] = None) -> SearchResult:
+               on_progress: Optional[Callable[[SearchProgress], None]] = None,
+               params: Optional[SearchParams] = None) -> SearchResult:
         """``Searcher.search``, with the helpers searching the same position meanwhile.
 
         ``info``, the progress reports and the result carry the main searcher's lines and
-        moves (helpers never report); node counts include the helpers' nodes.
+        moves (helpers never report); node counts include the helpers' nodes. A search with
+        its own ``params`` (the strength model's) runs on the main searcher alone, as a
+        node-limited search does.
         """
         pool = self._pool
         if pool is not None:
             self._table.new_search()  # the shared age every searcher stores with
-        if pool is None or limits.nodes is not None:
+        if pool is None or limits.nodes is not None or params is not None:
             return self.main.search(board, limits, on_info=on_info, stop=stop, multipv=multipv,
-                                    ponderhit=ponderhit, on_progress=on_progress)
+                                    ponderhit=ponderhit, on_progress=on_progress, params=params)
         generation = pool.start(board, limits)
         report = on_info
         if on_info is not None:
@@ -346,13 +349,11 @@ class HelperSearcher(Searcher):
 
     def reset(self) -> None:
         """New game: fresh history and killers (the main process clears the shared table)."""
+        self.clear_move_stats()
         if self.index >= 2:
             # Lazy SMP: a little noise in the history orders quiet moves differently per helper.
             rng = random.Random(self.index)
             self.history = [rng.randrange(64) for _ in range(8192)]
-        else:
-            self.history = [0] * 8192
-        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
 
     def _iterate(self, depth: int, root_moves: List[int], state, multipv: int,
                  previous_score: int) -> List[SearchInfo]:

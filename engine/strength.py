@@ -18,6 +18,12 @@ constants live in ``StrengthModel``:
 
 Deterministic: the same lines and the same seeded ``random.Random`` give the same choice.
 
+**The search measured.** A limited search runs ``CALIBRATED_SEARCH``, the search the
+calibration's matches were played with, not the engine's current one: a stronger search per
+node would make every level stronger than its ``UCI_Elo`` says. ``CALIBRATED_BENCH`` is that
+search's ``pruner bench`` signature, and a test holds it, so a search change that would move
+the levels is noticed (switch the technique off in ``CALIBRATED_SEARCH``, or re-calibrate).
+
 **Calibration.** ``CALIBRATION`` holds matches of levels against Stockfish at known
 ``UCI_Elo`` (docs/strength.md). A fit through them weighted by their error bars (a straight
 line, or two pieces joined at a knee where the points bend: ``Calibration``) turns the
@@ -88,6 +94,25 @@ class StrengthModel:
 
 MODEL = StrengthModel()
 """The model ``UCI_Elo`` uses."""
+
+CALIBRATED_SEARCH = "countermove=0 cont_history=0 history_lmr=0 improving=0 lmp_depth=0 razor_depth=0 nmp_eval_div=0"
+"""The search every ``CALIBRATION`` point was measured with, as ``SearchParams.parse`` reads
+it: the engine's search with the techniques added since switched off."""
+
+CALIBRATED_BENCH = 166869
+"""``pruner bench``'s node count (depth 5) with ``CALIBRATED_SEARCH``: the signature of the
+search the calibration measured (tests/engine/test_strength.py checks it)."""
+
+_calibrated_params: list = []
+
+
+def calibrated_params():
+    """``CALIBRATED_SEARCH`` as ``engine.search.SearchParams`` (made once; imported late, so
+    that the search modules still load at the first ``go``, not at ``uci``)."""
+    if not _calibrated_params:
+        from engine.search import SearchParams
+        _calibrated_params.append(SearchParams.parse(CALIBRATED_SEARCH))
+    return _calibrated_params[0]
 
 
 def _geometric(low: float, high: float, t: float) -> float:

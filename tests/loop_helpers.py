@@ -75,8 +75,10 @@ class FakeSearcher:
     def clear_hash(self) -> None:
         self.calls.append(("clear_hash",))
 
-    def search(self, board, limits, on_info=None, stop=None, multipv=1, ponderhit=None, on_progress=None):
+    def search(self, board, limits, on_info=None, stop=None, multipv=1, ponderhit=None, on_progress=None,
+               params=None):
         self.calls.append(("search", board.fen(), limits, multipv))
+        self.params = params
         self.ponderhit_event = ponderhit
         self.searching.set()
         if self.raise_in_search:

@@ -35,7 +35,7 @@ from typing import Any, Callable, List, Optional, Set, Tuple
 import chess
 
 import engine
-from engine.strength import StrengthLimit, strength_for
+from engine.strength import StrengthLimit, calibrated_params, strength_for
 from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
 from protocol.uci.options import OptionError, Options
 from protocol.uci.wire import (Command, UciError, format_bestmove, format_info, format_no_moves, format_progress,
@@ -585,9 +585,11 @@ class UciLoop:
             try:
                 if searcher is None:
                     raise RuntimeError("no searcher")
+                # A limited search runs the search its calibration measured (engine.strength).
+                params = calibrated_params() if search.strength is not None else None
                 result = searcher.search(search.board, search.limits, stop=search.stop, multipv=multipv,
                                          on_info=partial(self._on_info, search), ponderhit=search.ponderhit,
-                                         on_progress=partial(self._on_progress, search))
+                                         on_progress=partial(self._on_progress, search), params=params)
                 self._report_problems(getattr(searcher, "tablebases", None))
                 if result.error is not None and not search.silent:
                     # The search failed but answers with its last completed iteration.

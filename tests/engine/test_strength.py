@@ -7,8 +7,9 @@ import chess
 import pytest
 
 from engine import bench
-from engine.search import Searcher
-from engine.strength import MODEL, Calibration, CalibrationPoint, StrengthLimit
+from engine.search import Searcher, SearchParams
+from engine.strength import (CALIBRATED_BENCH, MODEL, Calibration, CalibrationPoint, StrengthLimit,
+                             calibrated_params)
 from engine.types import MATE, Limits, SearchInfo
 from loop_helpers import SteppingClock
 
@@ -50,6 +51,21 @@ def test_limited_strength_is_governed_by_nodes_not_the_clock(monkeypatch):
         result = Searcher().search(chess.Board(POSITIONS[5]), limits, multipv=limit.multipv)
         results.append((result.nodes, result.best_move, [line.pv[0] for line in result.lines]))
     assert results[0] == results[1] and results[0][0] == limit.nodes
+
+
+def test_limited_searches_run_the_search_the_calibration_measured():
+    """CALIBRATED_BENCH is the bench signature of the search every CALIBRATION point played
+    with. When this fails, a search change moved the limited levels: switch the new technique
+    off in CALIBRATED_SEARCH, or re-calibrate (docs/strength.md) and write the new signature."""
+    assert bench.run(params=calibrated_params()).nodes == CALIBRATED_BENCH
+
+
+def test_a_search_with_its_own_parameters_leaves_the_searchers_own():
+    searcher = Searcher(params=SearchParams(nmp_depth=5))
+    board = chess.Board(POSITIONS[1])
+    calibrated = searcher.search(board, Limits(depth=4), params=calibrated_params())
+    assert searcher.params == SearchParams(nmp_depth=5)
+    assert calibrated.nodes == Searcher(params=calibrated_params()).search(board, Limits(depth=4)).nodes
 
 
 def test_beginners_levels_choose_among_more_lines_more_loosely_and_leave_the_rest_as_it_was():

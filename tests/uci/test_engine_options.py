@@ -11,7 +11,7 @@ import pytest
 
 from engine import bench
 from engine.search import Searcher, SearchParams
-from engine.strength import MODEL, UCI_ELO, limit_for_uci_elo
+from engine.strength import MODEL, UCI_ELO, calibrated_params, limit_for_uci_elo
 from engine.types import Limits
 from loop_helpers import WAIT, FailsAtDepth, Output, make_loop, run
 from protocol.uci.loop import UciLoop, Writer, _default_searcher
@@ -57,11 +57,12 @@ def test_limit_strength_off_leaves_the_search_as_it_was():
     _, _, limits, multipv = holder[0].calls[-1]
     weakest = limit_for_uci_elo(UCI_ELO.min_elo)
     assert limits.nodes == weakest.nodes and multipv == weakest.multipv  # a beginners' level searches more lines
+    assert holder[0].params == calibrated_params()  # the search the calibration measured
     run(loop, "go infinite")  # analysis is never weakened
     run(loop, "stop")
     assert loop.wait_idle(WAIT)
     _, _, limits, multipv = holder[0].calls[-1]
-    assert limits == Limits(infinite=True) and multipv == 1
+    assert limits == Limits(infinite=True) and multipv == 1 and holder[0].params is None
     run(loop, "setoption name UCI_LimitStrength value false", "go depth 3")
     assert loop.wait_idle(WAIT)
     _, _, limits, multipv = holder[0].calls[-1]
