@@ -128,6 +128,10 @@ class SearchParams:
     nmp_eval_div: int = 0
     """Null-move reduction grows by one ply per this many centipawns of static evaluation above
     beta (at most 3); 0: off."""
+    compact_tt: int = 0
+    """One thread's table: 0 the list of tuples (``engine.tt``, 320 bytes a slot), 1 the
+    16-byte two-word entries of the shared table (``engine.shared_tt``: 20 times the entries in
+    the same ``Hash``, more work per probe)."""
 
     @classmethod
     def parse(cls, text: str) -> "SearchParams":
@@ -161,6 +165,14 @@ def _lmr_table() -> List[List[int]]:
 
 LMR = _lmr_table()
 
+
+def single_table(hash_mb: int, params: SearchParams):
+    """The transposition table of a one-thread search (``SearchParams.compact_tt`` chooses)."""
+    if params.compact_tt:
+        from engine.shared_tt import SharedTranspositionTable
+        return SharedTranspositionTable(hash_mb)
+    return TranspositionTable(hash_mb)
+
 PIECE_TO = 2 * 7 * 64
 """Size of a piece-to index: colour, piece type (0 unused), target square (``piece_to``)."""
 
@@ -176,7 +188,7 @@ class Searcher:
 
     def __init__(self, hash_mb: int = 16, params: Optional[SearchParams] = None) -> None:
         self.params = params or SearchParams()
-        self.tt = TranspositionTable(hash_mb)
+        self.tt = single_table(hash_mb, self.params)
         self.move_overhead_ms = 10
         """Milliseconds subtracted from every time budget (GUI and pipe latency)."""
         self.history = [0] * 8192

@@ -1,0 +1,100 @@
+"""The search techniques behind ``SearchParams`` switches (counter-moves, continuation histories,
+history-based LMR, improving, late move pruning, razoring, the null-move reduction by margin,
+the compact table): each switch reaches the search, and the search stays correct with all of
+them on (exact mates, legal lines, determinism), whichever are on by default."""
+
+from dataclasses import replace
+
+import chess
+import pytest
+
+from engine import bench
+from engine.search import Searcher, SearchParams
+from engine.shared_tt import SharedTranspositionTable
+from engine.tt import TranspositionTable
+from engine.types import Limits
+
+from test_pv_integrity import _sweep, epd_boards
+from test_search import MATES
+
+SWITCHES = {
+    "countermove": 1,
+    "cont_history": 1,
+    "history_lmr": 8192,
+    "improving": 1,
+    "lmp_depth": 3,
+    "razor_depth": 2,
+    "nmp_eval_div": 200,
+}
+"""Each technique's switch and the value that turns it on."""
+
+ALL_ON = SearchParams(**SWITCHES)
+ALL_OFF = SearchParams(**{name: 0 for name in SWITCHES})
+
+
+def search_nodes(params: SearchParams, depth: int = 5) -> int:
+    """Nodes of depth-``depth`` searches of the first bench positions."""
+    return sum(Searcher(1, params).search(chess.Board(fen), Limits(depth=depth)).nodes
+               for fen in bench.POSITIONS[:8])
+
+
+_NODES = {}
+
+
+def bench_nodes(params: SearchParams, depth: int = 5) -> int:
+    """``search_nodes``, each configuration searched once per test run."""
+    key = (repr(params), depth)
+    if key not in _NODES:
+        _NODES[key] = search_nodes(params, depth)
+    return _NODES[key]
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("name", sorted(SWITCHES))
+def test_each_switch_changes_the_search(name):
+    """Turned on alone, each technique searches other nodes than the search without any."""
+    alone = replace(ALL_OFF, **{name: SWITCHES[name]})
+    assert bench_nodes(alone, depth=7) != bench_nodes(ALL_OFF, depth=7)
+
+
+@pytest.mark.parametrize("fen,mate", MATES)
+def test_mates_keep_their_exact_distance_with_every_technique(fen, mate):
+    result = Searcher(params=ALL_ON).search(chess.Board(fen), Limits(depth=2 * mate + 2))
+    assert result.lines[0].mate == mate
+    board = chess.Board(fen)
+    for move in result.lines[0].pv:
+        board.push(move)
+    assert board.is_checkmate()
+
+
+def test_lines_stay_legal_with_every_technique(monkeypatch):
+    import test_pv_integrity
+    monkeypatch.setattr(test_pv_integrity, "Searcher", lambda hash_mb: Searcher(hash_mb, ALL_ON))
+    boards = epd_boards("perft_standard.epd")[:40] + epd_boards("wac.epd", step=10)
+    assert _sweep(boards, seed=3) >= 2 * len(boards)
+
+
+def test_every_technique_is_deterministic():
+    assert search_nodes(ALL_ON) == search_nodes(ALL_ON)
+
+
+def test_counter_moves_and_continuations_are_learned_and_forgotten():
+    searcher = Searcher(params=ALL_ON)
+    searcher.search(chess.Board(bench.POSITIONS[1]), Limits(depth=5))
+    assert any(searcher.countermoves)
+    assert any(any(row) for row in searcher.cont_history)
+    searcher.new_game()
+    assert not any(searcher.countermoves)
+    assert not any(any(row) for row in searcher.cont_history)
+
+
+def test_the_compact_table_is_chosen_by_its_switch_and_searches_alike():
+    """compact_tt: the shared table's 16-byte entries for one thread (same search, other slots)."""
+    assert isinstance(Searcher(1).tt, TranspositionTable)
+    compact = Searcher(1, SearchParams(compact_tt=1))
+    assert isinstance(compact.tt, SharedTranspositionTable)
+    board = chess.Board(bench.POSITIONS[1])
+    result = compact.search(board, Limits(depth=5))
+    assert result.best_move in board.legal_moves
+    compact.set_hash(2)
+    assert isinstance(compact.tt, SharedTranspositionTable) and compact.tt.size == 2 * 1024 * 1024 // 16 - 1
