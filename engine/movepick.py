@@ -228,7 +228,7 @@ def quiet_moves(pos: Position, in_check: bool, history: List[int], tt_move: int,
     """The quiet moves (queen promotions are tactical), less the hash move and the killers
     tried, by history (stable: generation order among equals). ``cont1``/``cont2``: the
     continuation histories after the previous move and after our move before it (indexed by
-    ``piece_to`` of the move), added to the history score when given."""
+    the piece-to of the move, ``engine.search.PIECE_TO``), added to the history score when given."""
     base = pos.turn << 12
     packed = []
     place = 255 << 15
@@ -241,7 +241,7 @@ def quiet_moves(pos: Position, in_check: bool, history: List[int], tt_move: int,
         cont1 = cont1 or _NO_CONTINUATION
         cont2 = cont2 or _NO_CONTINUATION
         squares = pos.squares
-        piece_base = pos.turn * 7  # piece_to(us, piece, to) = (piece_base + piece) << 6 | to
+        piece_base = pos.turn * 7  # piece-to index: (piece_base + piece) << 6 | to
         for move in legal_quiets(pos, in_check):
             if move >> 12 != 5 and move != tt_move and move not in killers:
                 index = (piece_base + squares[move >> 6 & 63]) << 6 | (move & 63)

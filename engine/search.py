@@ -173,14 +173,10 @@ def single_table(hash_mb: int, params: SearchParams):
         return SharedTranspositionTable(hash_mb)
     return TranspositionTable(hash_mb)
 
+
 PIECE_TO = 2 * 7 * 64
-"""Size of a piece-to index: colour, piece type (0 unused), target square (``piece_to``)."""
-
-
-def piece_to(color: int, piece: int, to: int) -> int:
-    """Index of a move by its colour, moving piece type and target square (counter-moves and
-    continuation histories are kept by piece-to, as most engines keep them)."""
-    return (color * 7 + piece) << 6 | to
+"""Size of a piece-to index, ``(color * 7 + piece_type) << 6 | to_square``: counter-moves and
+continuation histories are kept by the moving piece and its target, as most engines keep them."""
 
 
 class Searcher:
@@ -196,9 +192,9 @@ class Searcher:
         self.killers: List[List[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
         """Two killer move codes per ply (0: none)."""
         self.countermoves = [0] * PIECE_TO
-        """The quiet move that last cut off after each piece-to (``piece_to``) of the move before."""
+        """The quiet move that last cut off after each piece-to (``PIECE_TO``) of the move before."""
         self.cont_history: List[List[int]] = [[0] * PIECE_TO for _ in range(PIECE_TO)]
-        """Continuation history: ``cont_history[piece_to(previous move)][piece_to(move)]``, for the
+        """Continuation history: ``cont_history[piece-to of the move before][piece-to of the move]``, for the
         previous move (the opponent's) and for our own move before it."""
         self.nodes = 0
         self.seldepth = 0
