@@ -128,6 +128,10 @@ class SearchParams:
     nmp_eval_div: int = 0
     """Null-move reduction grows by one ply per this many centipawns of static evaluation above
     beta (at most 3); 0: off."""
+    se_depth: int = 0
+    """Singular extensions from this depth: a hash move that a search of the other moves at
+    half depth, below the hash score by 2 cp a ply, cannot match is extended one ply (and a
+    node where even that search fails high is cut, multi-cut); 0: off."""
     compact_tt: int = 0
     """One thread's table: 0 the list of tuples (``engine.tt``, 320 bytes a slot), 1 the
     16-byte two-word entries of the shared table (``engine.shared_tt``: 20 times the entries in
@@ -290,6 +294,8 @@ class Searcher:
         """The principal variation found below each ply, as move codes."""
         self.static_evals = [NO_EVAL] * (MAX_PLY + 2)
         """The static evaluation at each ply of the current line (``NO_EVAL`` in check)."""
+        self.excluded = [0] * (MAX_PLY + 2)
+        """The move a singular-extension search leaves out at each ply (0: none)."""
 
         self.root_board = board.copy()
         """The root as python-chess knows it (with the game's moves): root-move ranking, the
@@ -664,6 +670,7 @@ class Searcher:
         pv_table[ply] = []
         pos = self.pos
         key = pos.key
+        excluded = self.excluded[ply]  # a singular-extension search of this node without its hash move
 
         # Step 1. Draws by the fifty-move rule, repetition, insufficient material (also at the
         # horizon: the quiescence search below never sees a repetition).
@@ -689,7 +696,7 @@ class Searcher:
         # Step 1b. Tablebase probe right after a capture or pawn move (WDL is exact only with
         # a zeroed fifty-move counter); one attribute test when no tables are set.
         tablebases = self.tablebases
-        if tablebases is not None and hmc == 0 and not pos.castling \
+        if tablebases is not None and hmc == 0 and not pos.castling and not excluded \
                 and popcount(pos.occupied) <= tablebases.max_pieces:
             board = pos.to_board()
             if tablebases.covers(board):
@@ -712,7 +719,7 @@ class Searcher:
         tt_move = 0
         if entry is not None:
             tt_move = entry[1]
-            if entry[3] >= depth and not pv_node:
+            if entry[3] >= depth and not pv_node and not excluded:
                 tt_score = score_from_tt(entry[2], ply)
                 bound = entry[4]
                 if bound == EXACT or (bound == LOWER and tt_score >= beta) or (bound == UPPER and tt_score <= alpha):
@@ -734,7 +741,7 @@ class Searcher:
                 improving = 1 if before == NO_EVAL or static > before else 0
         elif params.improving:
             self.static_evals[ply] = NO_EVAL
-        if pruning and not pv_node and not in_check:
+        if pruning and not pv_node and not in_check and not excluded:
             # Step 4. Reverse futility pruning: far above beta, a quiet move will not drop it.
             if depth <= params.rfp_depth and static - params.rfp_margin * (depth - improving) >= beta \
                     and abs(beta) < MATE_BOUND:
@@ -762,6 +769,22 @@ class Searcher:
                 keys.pop()
                 if score >= beta:
                     return beta if score >= TB_BOUND else score  # an unproven mate or TB win
+
+        # Step 5b. Singular extension: is the hash move the only good one? Search the others at
+        # half depth against a bound a little below the hash score.
+        singular = 0
+        if params.se_depth and depth >= params.se_depth and tt_move and not excluded and pruning \
+                and entry[3] >= depth - 3 and entry[4] != UPPER:
+            tt_score = score_from_tt(entry[2], ply)
+            if abs(tt_score) < MATE_BOUND:
+                singular_beta = tt_score - 2 * depth
+                self.excluded[ply] = tt_move
+                score = self._negamax((depth - 1) // 2, singular_beta - 1, singular_beta, ply, False, in_check)
+                self.excluded[ply] = 0
+                if score < singular_beta:
+                    singular = tt_move
+                elif singular_beta >= beta:
+                    return singular_beta  # multi-cut: another move also beats beta
 
         # Step 6. The move loop: PVS with late move reductions. (Futility and late move pruning
         # of quiet moves were removed: without them Pruner scored +79.5 +- 50 Elo at 5+0.05, 120 games.)
@@ -797,7 +820,9 @@ class Searcher:
                 and pos.occ[pos.turn] & ~(bb[1] | bb[6]):
             lmp_limit = (3 + depth * depth) // (2 - improving)
         stage = 0
-        batch = [tt_move] if tt_move and is_legal(pos, tt_move) else []
+        # (In a singular-extension search the hash move is the one left out: the later stages
+        # skip the hash move already.)
+        batch = [tt_move] if tt_move and not excluded and is_legal(pos, tt_move) else []
         index = 0
         losing: List[int] = []
         while True:
@@ -835,7 +860,8 @@ class Searcher:
                     continue
             gives_check = do_move(pos, move)
             keys.append(pos.key)
-            new_depth = depth - 1 + (1 if pruning and gives_check else 0)  # check extension
+            # Check extension, singular extension.
+            new_depth = depth - 1 + (1 if pruning and (gives_check or move == singular) else 0)
             if searched == 0:
                 score = -self._negamax(new_depth, -beta, -alpha, ply + 1, True, gives_check)
             else:
@@ -875,7 +901,11 @@ class Searcher:
                 quiets_tried.append(move)
 
         if searched == 0:
+            if excluded:
+                return alpha  # only the left-out move: nothing else matches it
             return -MATE + ply if in_check else DRAW
+        if excluded:
+            return best  # not this node's value: the table keeps the full search's
 
         if best >= beta:
             bound = LOWER

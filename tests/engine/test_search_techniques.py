@@ -1,6 +1,6 @@
 """The search techniques behind ``SearchParams`` switches (counter-moves, continuation histories,
 history-based LMR, improving, late move pruning, razoring, the null-move reduction by margin,
-the compact table): each switch reaches the search, and the search stays correct with all of
+singular extensions, the compact table): each switch reaches the search, and the search stays correct with all of
 them on (exact mates, legal lines, determinism), whichever are on by default."""
 
 from dataclasses import replace
@@ -25,6 +25,7 @@ SWITCHES = {
     "lmp_depth": 3,
     "razor_depth": 2,
     "nmp_eval_div": 200,
+    "se_depth": 4,
 }
 """Each technique's switch and the value that turns it on."""
 
