@@ -26,7 +26,9 @@
 * ``check``: the issue's acceptance test: per setting, does Pruner at ``UCI_Elo`` X score
   50% ± 5% against the opponent at X (over at least ``--min-games``)? With ``--fitted``, the
   openings must be other than those the fit was made on. Exit status 0 when every setting
-  passes, 1 otherwise.
+  passes, 1 otherwise. Each line also says in how many games Pruner's clock fell under 1 s
+  (from the point's PGN): where it did, the clock rather than the node budget bounded some
+  searches, so the level played weaker than at a slower time control.
 
 **How the level reaches Pruner.** Through the environment variable ``PRUNER_STRENGTH_LEVEL``
 (match.py's ``--env1``), read only while ``UCI_LimitStrength`` is on, where it replaces the
@@ -387,6 +389,8 @@ class Result:
     error: Optional[float]
     """95% half-width of ``diff``."""
     openings: List[str]
+    tc: str = ""
+    """The time control the point was played at."""
 
 
 def read_results(dirs: Sequence[str]) -> List[Result]:
@@ -410,7 +414,8 @@ def read_results(dirs: Sequence[str]) -> List[Result]:
                     opponent_elo=meta.get("opponent_elo"), against_level=meta.get("against_level"),
                     games=int(data["games"]), wins=int(data["wins"]), draws=int(data["draws"]),
                     losses=int(data["losses"]), score=float(data["score"]), diff=estimate.get("value"),
-                    error=estimate.get("error"), openings=list(meta.get("openings", []))))
+                    error=estimate.get("error"), openings=list(meta.get("openings", [])),
+                    tc=str(meta.get("tc") or "")))
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise ValueError("%s: not a calibration result (%s)" % (path, exc)) from None
     return results
@@ -609,6 +614,54 @@ def command_fit(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     return 0
 
 
+LOW_CLOCK = 1.0
+"""Seconds: a Pruner clock below this before a move means the clock, not the node budget,
+bounded that search (the safety cap is 2/5 of the clock, under 0.4 s then)."""
+
+_MOVE_TIME = re.compile(r"(\d+(?:\.\d+)?)s\b")
+
+
+def clock_lows(pgn_path: str, tc: str, player_prefix: str = "Pruner") -> List[float]:
+    """For each game of a point's PGN: the lowest clock ``player_prefix``'s engine had before a
+    move, from the move times match.py writes into the comments (``{ +0.12/8 0.215s }``)."""
+    import chess.pgn
+    base, _, inc = tc.partition("+")
+    start, increment = float(base), float(inc or 0)
+    lows = []
+    with open(pgn_path, encoding="utf-8") as handle:
+        while True:
+            game = chess.pgn.read_game(handle)
+            if game is None:
+                return lows
+            white = game.headers.get("White", "").startswith(player_prefix)
+            clock = low = start
+            turn = game.board().turn
+            for node in game.mainline():
+                found = _MOVE_TIME.search(node.comment or "")
+                if turn == white and found:
+                    clock -= float(found.group(1))
+                    low = min(low, clock)
+                    clock += increment
+                turn = not turn
+            lows.append(low)
+
+
+def clock_text(result: Result) -> str:
+    """How often the clock cut Pruner's node budget in a point's games ('' without its PGN)."""
+    pgn_path = result.path[:-len(".json")] + ".pgn"
+    if not os.path.exists(pgn_path) or not result.tc:
+        return ""
+    try:
+        lows = clock_lows(pgn_path, result.tc)
+    except (OSError, ValueError):
+        return ""
+    if not lows:
+        return ""
+    short = sum(1 for low in lows if low < LOW_CLOCK)
+    return "; Pruner's clock under %.0f s in %d of %d games (%s)" % (
+        LOW_CLOCK, short, len(lows), "the clock cut some searches" if short else "the node budget governed")
+
+
 def command_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         results = read_results(args.dirs)
@@ -637,9 +690,9 @@ def command_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         if shared:
             problems.append("%d openings also in the fit" % shared)
         failed += bool(problems)
-        print(head + "%d games, W %d D %d L %d, score %.1f%%: %s" % (
+        print(head + "%d games, W %d D %d L %d, score %.1f%%: %s%s" % (
             result.games, result.wins, result.draws, result.losses, 100 * result.score,
-            "FAIL (%s)" % "; ".join(problems) if problems else "pass"))
+            "FAIL (%s)" % "; ".join(problems) if problems else "pass", clock_text(result)))
     if not counted:
         print("check: no point with a UCI_Elo setting to check")
         return 1

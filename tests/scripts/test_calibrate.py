@@ -205,6 +205,34 @@ def test_check_passes_scores_within_five_percent_of_half(capsys, tmp_path):
     assert code == 0
 
 
+def test_check_says_when_the_clock_cut_pruners_searches(capsys, tmp_path):
+    path = point_file(tmp_path, "point-elo1400", 1400, 0.0, setting=1400, opponent=1400)
+    games = []
+    for index, (white, seconds) in enumerate([("Pruner-L1400", 0.2), ("Opponent-1400", 0.2),
+                                              ("Pruner-L1400", 2.0)]):
+        black = "Opponent-1400" if white.startswith("Pruner") else "Pruner-L1400"
+        # White's moves take ``seconds``, Black's 0.15 s, whoever Pruner is.
+        moves = "1. e4 { +0.1/5 %.3fs } e5 { -0.1/5 0.150s } 2. Ke2 { +0.1/5 %.3fs } Ke7 { -0.1/5 0.150s }" % (
+            seconds, seconds)
+        games.append('[Event "t"]\n[Round "%d"]\n[White "%s"]\n[Black "%s"]\n[Result "*"]\n\n%s *\n'
+                     % (index, white, black, moves))
+    with open(path[:-len(".json")] + ".pgn", "w", encoding="utf-8") as handle:
+        handle.write("\n".join(games))
+    # Pruner's lowest clock: 10+0.1 less two moves of 0.2 s (or Black's 0.15 s) plus one increment,
+    # less two moves of 2 s; at 2+0 the third game ran out.
+    assert [round(low, 2) for low in calibrate.clock_lows(path[:-5] + ".pgn", "10+0.1")] == [9.7, 9.8, 6.1]
+    assert [round(low, 2) for low in calibrate.clock_lows(path[:-5] + ".pgn", "2+0")] == [1.6, 1.7, -2.0]
+    code, text = run_cli(capsys, "check", tmp_path)
+    assert "Pruner's clock under 1 s in 0 of 3 games (the node budget governed)" in text
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    data["calibration"]["tc"] = "2+0"
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    code, text = run_cli(capsys, "check", tmp_path)
+    assert "Pruner's clock under 1 s in 1 of 3 games (the clock cut some searches)" in text
+
+
 def test_check_needs_enough_games_and_other_openings(capsys, tmp_path):
     fit, holdout = tmp_path / "fit", tmp_path / "holdout"
     fit.mkdir()
