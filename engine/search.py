@@ -197,9 +197,10 @@ class Searcher:
         """Two killer move codes per ply (0: none)."""
         self.countermoves = [0] * PIECE_TO
         """The quiet move that last cut off after each piece-to (``PIECE_TO``) of the move before."""
-        self.cont_history: List[List[int]] = [[0] * PIECE_TO for _ in range(PIECE_TO)]
+        self.cont_history: List[Optional[List[int]]] = [None] * PIECE_TO
         """Continuation history: ``cont_history[piece-to of the move before][piece-to of the move]``, for the
-        previous move (the opponent's) and for our own move before it."""
+        previous move (the opponent's) and for our own move before it. Rows are made on first use
+        (``_cont_row``): the full 1792x1792 table took 4 ms to clear, every ``new_game``."""
         self.nodes = 0
         self.seldepth = 0
         self.tablebases: Optional[Tablebases] = None
@@ -227,7 +228,7 @@ class Searcher:
         self.history = [0] * 8192
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
         self.countermoves = [0] * PIECE_TO
-        self.cont_history = [[0] * PIECE_TO for _ in range(PIECE_TO)]
+        self.cont_history = [None] * PIECE_TO
 
     def set_hash(self, mb: int) -> None:
         """Resize the transposition table to ``mb`` megabytes (clears it)."""
@@ -802,11 +803,12 @@ class Searcher:
                 us = pos.turn
                 counter_slot = ((us ^ 1) * 7 + previous[12]) << 6 | previous[13]
                 if params.cont_history:
-                    cont1 = self.cont_history[counter_slot]
+                    cont1 = self.cont_history[counter_slot] or self._cont_row(counter_slot)
                     if len(stack) > 1:
                         before = stack[-2]
                         if before[12]:
-                            cont2 = self.cont_history[(us * 7 + before[12]) << 6 | before[13]]
+                            slot = (us * 7 + before[12]) << 6 | before[13]
+                            cont2 = self.cont_history[slot] or self._cont_row(slot)
         best = -INF
         best_move = 0
         searched = 0
@@ -944,6 +946,11 @@ class Searcher:
             for other in tried:
                 index = (piece_base + squares[other >> 6 & 63]) << 6 | (other & 63)
                 table[index] -= bonus + table[index] * bonus // HISTORY_MAX
+
+    def _cont_row(self, slot: int) -> List[int]:
+        """The continuation-history row of one piece-to, made on first use."""
+        row = self.cont_history[slot] = [0] * PIECE_TO
+        return row
 
     def _quiet_score(self, move: int, pos: Position, cont1: Optional[List[int]],
                      cont2: Optional[List[int]]) -> int:

@@ -83,10 +83,10 @@ def test_counter_moves_and_continuations_are_learned_and_forgotten():
     searcher = Searcher(params=ALL_ON)
     searcher.search(chess.Board(bench.POSITIONS[1]), Limits(depth=5))
     assert any(searcher.countermoves)
-    assert any(any(row) for row in searcher.cont_history)
+    assert any(row and any(row) for row in searcher.cont_history)
     searcher.new_game()
     assert not any(searcher.countermoves)
-    assert not any(any(row) for row in searcher.cont_history)
+    assert not any(row and any(row) for row in searcher.cont_history)
 
 
 def test_the_compact_table_is_chosen_by_its_switch_and_searches_alike():

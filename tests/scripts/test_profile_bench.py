@@ -8,7 +8,7 @@ import profile_bench
 
 
 def test_cprofile_mode_prints_the_bench_signature_and_the_top_functions(capsys):
-    assert profile_bench.main(["--depth", "2", "--top", "5"]) == 0
+    assert profile_bench.main(["--depth", "2", "--top", "15"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Nodes searched: ") and "_negamax" in out and "ncalls" in out
 
