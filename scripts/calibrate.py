@@ -16,6 +16,8 @@
   FENs, the commit, the commands), and the games as ``NAME.pgn`` (scripts/play_quality.py
   measures how each level loses from them). ``--uci-elo`` sets Pruner's own ``UCI_Elo`` to the setting
   instead (the acceptance test exactly as a user meets it, for settings in Pruner's range).
+  ``--resume`` skips the points done and finishes a point stopped half-way: the complete pairs
+  of its PGN are kept, the other openings played, and the JSON counts every pair of the PGN.
 * ``chain``: Pruner against Pruner between adjacent levels (``--levels 800,1000,1200``: 800 vs
   1000, 1000 vs 1200): Elo differences that carry the scale below the opponent's lowest
   ``UCI_Elo`` down from the calibrated points.
@@ -59,12 +61,16 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from chess import STARTING_FEN
+
 import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
 from engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Z95, Calibration,  # noqa: E402
                              CalibrationPoint)
 from matchlib.args import checked, game_pairs, positive_int, time_control  # noqa: E402
 from matchlib.engines import STOCKFISH_PATHS, find_stockfish, parse_engine_spec  # noqa: E402
+from matchlib.jsonout import tally_fields  # noqa: E402
 from matchlib.openings import load_openings, pair_order  # noqa: E402
+from matchlib.tally import Tally  # noqa: E402
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = matchlib.ROOT
@@ -153,7 +159,9 @@ def _match_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", default=DEFAULT_ENGINE, metavar="CMD", help="Pruner's command")
     parser.add_argument("--engine-dir", default=ROOT, metavar="DIR",
                         help="Pruner's working directory: a checkout or worktree of the commit measured")
-    parser.add_argument("--resume", action="store_true", help="skip the points whose JSON is already in --out")
+    parser.add_argument("--resume", action="store_true",
+                        help="skip the points whose JSON is already in --out; a point stopped half-way keeps "
+                             "the colour-reversed pairs of its PGN and plays the other openings")
     parser.add_argument("--match-arg", action="append", default=[], metavar="ARG",
                         help="one more argument for match.py (repeatable), e.g. --match-arg=--margin=200")
 
@@ -246,6 +254,84 @@ def opening_fens(path: str, seed: int, offset: int, pairs: int) -> List[str]:
     return [openings[index].start().fen() for index in order]
 
 
+_TAG = re.compile(r'^\[(\w+) "(.*)"\]\s*$', re.M)
+_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+FAULT_TERMINATIONS = ("time forfeit", "rules infraction", "abandoned")
+"""PGN Termination values of match.py's faults (time losses, illegal moves, crashes)."""
+
+
+def pgn_game_texts(path: str) -> List[str]:
+    """The games of a PGN file match.py wrote, each as its own text."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    starts = [found.start() for found in re.finditer(r"^\[Event ", text, re.M)]
+    return [text[a:b].strip() + "\n\n" for a, b in zip(starts, starts[1:] + [len(text)])]
+
+
+def complete_pairs(texts: Sequence[str], name: str) -> Tuple[List[str], List[Tuple[str, float, float]]]:
+    """The games of ``texts`` that form colour-reversed pairs for engine ``name`` (each opening's
+    games with ``name`` as White matched in order with those as Black; a game without a result
+    counts in no pair): the texts of those games, and per pair (opening FEN, ``name``'s score
+    with White, with Black)."""
+    games: Dict[str, Tuple[List[Tuple[str, float]], List[Tuple[str, float]]]] = {}
+    for text in texts:
+        tags = dict(_TAG.findall(text))
+        white_score = _RESULTS.get(tags.get("Result", "*"))
+        if white_score is None or name not in (tags.get("White"), tags.get("Black")):
+            continue
+        sides = games.setdefault(tags.get("FEN", STARTING_FEN), ([], []))
+        if tags.get("White") == name:
+            sides[0].append((text, white_score))
+        else:
+            sides[1].append((text, 1.0 - white_score))
+    kept: List[str] = []
+    pairs = []
+    for fen, (as_white, as_black) in games.items():
+        for (white_text, white_score), (black_text, black_score) in zip(as_white, as_black):
+            kept += [white_text, black_text]
+            pairs.append((fen, white_score, black_score))
+    return kept, pairs
+
+
+def pairs_tally(pairs: Sequence[Tuple[str, float, float]]) -> Tally:
+    """The match totals of these pairs, as match.py counts them."""
+    tally = Tally()
+    for number, (_, white_score, black_score) in enumerate(pairs):
+        tally.count(number, white_score, True)
+        tally.count(number, black_score, False)
+    return tally
+
+
+def resume_point(games: str, name: str, fens: Sequence[str]) -> Tuple[List[str], int]:
+    """A point stopped half-way (its PGN, no JSON): keep the complete pairs of ``games``,
+    rewritten in place with only those games; return the openings of ``fens`` still to play
+    and the number of pairs kept. Raises ValueError when a kept game's opening is not among
+    ``fens`` (the point was started with other openings)."""
+    kept, pairs = complete_pairs(pgn_game_texts(games), name)
+    still = list(fens)
+    for fen, _, _ in pairs:
+        if fen not in still:
+            raise ValueError("%s: a game's opening is not one of this point's openings (%s); "
+                             "move the file away to start the point again" % (games, fen))
+        still.remove(fen)
+    with open(games + ".tmp", "w", encoding="utf-8") as handle:
+        handle.write("".join(kept))
+    os.replace(games + ".tmp", games)
+    return still, len(pairs)
+
+
+def recount(result: Dict[str, Any], games: str, name: str, kept_pairs: int) -> None:
+    """Replace a resumed point's numbers (match.py's JSON counts only the games it played)
+    by those of every complete pair in its PGN."""
+    kept, pairs = complete_pairs(pgn_game_texts(games), name)
+    result.update(tally_fields(pairs_tally(pairs)))
+    earlier = sum(1 for text in kept[:2 * kept_pairs]
+                  if dict(_TAG.findall(text)).get("Termination") in FAULT_TERMINATIONS)
+    faults = result.setdefault("faults", {})
+    faults["before_resume"] = earlier
+    faults["total"] = faults.get("total", 0) + earlier
+
+
 @dataclass
 class Job:
     """One match to play: a point (against the opponent) or a link of the chain."""
@@ -287,28 +373,51 @@ def run_jobs(jobs: Sequence[Job], args: argparse.Namespace) -> int:
     for job in pending:
         final = os.path.join(args.out, job.name + ".json")
         book = os.path.join(args.out, job.name + ".openings.epd")
-        with open(book, "w", encoding="utf-8") as handle:
-            handle.write("".join(fen + "\n" for fen in fens))
         partial = os.path.join(args.out, job.name + ".match.json")
         log = os.path.join(args.out, job.name + ".log")
         games = os.path.join(args.out, job.name + ".pgn")  # for scripts/play_quality.py
+        name1 = job.argv[job.argv.index("--name1") + 1]
+        to_play, kept_pairs, resumed = fens, 0, args.resume and os.path.exists(games)
+        if resumed:  # stopped half-way (a crash, a restart): keep its complete pairs
+            try:
+                to_play, kept_pairs = resume_point(games, name1, fens)
+            except (OSError, ValueError) as exc:
+                sys.stderr.write("calibrate.py: error: %s\n" % exc)
+                return 2
+            print("%s: resumed: %d pairs kept from %s, %d to play" % (job.name, kept_pairs, games, len(to_play)),
+                  flush=True)
+        with open(book, "w", encoding="utf-8") as handle:
+            handle.write("".join(fen + "\n" for fen in fens))
+        play_book = book
+        if resumed:
+            play_book = os.path.join(args.out, job.name + ".rest.epd")
+            with open(play_book, "w", encoding="utf-8") as handle:
+                handle.write("".join(fen + "\n" for fen in to_play))
         argv = [sys.executable, MATCH] + job.argv + [
-            "--tc", args.tc, "--games", str(args.games), "--jobs", str(args.jobs), "--openings", book,
-            "--sequential", "--json", partial, "--pgn", games] + list(args.match_arg)
-        print("%s: %s" % (job.name, " ".join(shlex.quote(word) for word in argv)), flush=True)
+            "--tc", args.tc, "--games", str(2 * len(to_play)), "--jobs", str(args.jobs), "--openings", play_book,
+            "--sequential", "--json", partial, "--pgn", games] + (["--pgn-append"] if resumed else []) + \
+            list(args.match_arg)
         started = time.time()
-        with open(log, "w", encoding="utf-8") as out:
-            code = subprocess.call(argv, stdout=out, stderr=subprocess.STDOUT)
+        if to_play:
+            print("%s: %s" % (job.name, " ".join(shlex.quote(word) for word in argv)), flush=True)
+            with open(log, "a" if resumed else "w", encoding="utf-8") as out:
+                code = subprocess.call(argv, stdout=out, stderr=subprocess.STDOUT)
+        else:  # every pair was played before the stop
+            code = 0
+            with open(partial, "w", encoding="utf-8") as handle:
+                json.dump({"engine1": name1, "faults": {"total": 0}}, handle)
         if code != 0 or not os.path.exists(partial):
             sys.stderr.write("calibrate.py: %s: match.py ended with exit status %d; see %s\n" % (job.name, code, log))
             return 1
         with open(partial, encoding="utf-8") as handle:
             result = json.load(handle)
+        if resumed:
+            recount(result, games, name1, kept_pairs)
         result["calibration"] = dict(job.meta, tc=args.tc, seed=args.seed, book=os.path.abspath(args.openings),
                                      opening_offset=args.opening_offset, openings=fens, engine=args.engine,
                                      engine_dir=os.path.abspath(args.engine_dir), commit=commit,
                                      date=time.strftime("%Y-%m-%d"), seconds=round(time.time() - started, 1),
-                                     command=argv)
+                                     command=argv, resumed_pairs=kept_pairs if resumed else None)
         with open(final + ".tmp", "w", encoding="utf-8") as handle:
             json.dump(result, handle, indent=2)
             handle.write("\n")

@@ -14,6 +14,7 @@ from typing import Any, Dict, Optional
 from .fastchess import tally_elo
 from .runner import MatchConfig, MatchResult
 from .stats import EloEstimate, los
+from .tally import Tally
 
 FORMAT = 1
 """Version of this layout; raised when a field changes meaning or goes away."""
@@ -30,17 +31,13 @@ def _estimate(estimate: Optional[EloEstimate], model: str) -> Optional[Dict[str,
             "error": _number(estimate.error), "confidence": 0.95, "model": model, "adjusted": estimate.adjusted}
 
 
-def result_object(result: MatchResult, config: MatchConfig) -> Dict[str, Any]:
-    """The JSON object of a finished (or failed) match."""
-    tally = result.tally
+def tally_fields(tally: Tally) -> Dict[str, Any]:
+    """The numbers of the JSON object that come from the results alone: W/D/L, score, the Elo
+    estimates, LOS, pentanomial counts, fastchess's block (calibrate.py re-counts a resumed
+    point's games through this)."""
     estimate, model = tally.best_elo()
     block = tally_elo(tally)
-    sprt = config.sprt
-    counts = tally.fault_counts()
     return {
-        "format": FORMAT,
-        "engine1": result.names[0],
-        "engine2": result.names[1],
         "games": tally.games,
         "wins": tally.wins,
         "draws": tally.draws,
@@ -60,15 +57,25 @@ def result_object(result: MatchResult, config: MatchConfig) -> Dict[str, Any]:
                       "nelo": _number(block.nelo), "nelo_error": _number(block.nelo_error),
                       "los": _number(block.los), "draw_ratio": _number(block.draw_ratio),
                       "pairs_ratio": _number(block.pairs_ratio), "wl_dd_ratio": _number(block.wl_dd_ratio)},
-        "sprt": None if sprt is None else {
-            "elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta, "model": sprt.model,
-            "llr": sprt.llr(tally.pentanomial), "lower": sprt.lower, "upper": sprt.upper,
-            "decision": result.verdict},
-        "faults": dict(counts, total=len(tally.faults),
-                       list=[{"game": fault.game, "engine": fault.engine, "name": fault.name, "kind": fault.kind,
-                              "detail": fault.detail} for fault in tally.faults]),
-        "exit_status": result.exit_code,
     }
+
+
+def result_object(result: MatchResult, config: MatchConfig) -> Dict[str, Any]:
+    """The JSON object of a finished (or failed) match."""
+    tally = result.tally
+    sprt = config.sprt
+    counts = tally.fault_counts()
+    obj: Dict[str, Any] = {"format": FORMAT, "engine1": result.names[0], "engine2": result.names[1]}
+    obj.update(tally_fields(tally))
+    obj["sprt"] = None if sprt is None else {
+        "elo0": sprt.elo0, "elo1": sprt.elo1, "alpha": sprt.alpha, "beta": sprt.beta, "model": sprt.model,
+        "llr": sprt.llr(tally.pentanomial), "lower": sprt.lower, "upper": sprt.upper,
+        "decision": result.verdict}
+    obj["faults"] = dict(counts, total=len(tally.faults),
+                         list=[{"game": fault.game, "engine": fault.engine, "name": fault.name, "kind": fault.kind,
+                                "detail": fault.detail} for fault in tally.faults])
+    obj["exit_status"] = result.exit_code
+    return obj
 
 
 def check_path(path: str) -> Optional[str]:

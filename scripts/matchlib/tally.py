@@ -68,8 +68,13 @@ class Tally:
             self.uncounted += 1
             self._pending[pair] = None  # this pair can no longer complete
             return False
-        self.terminations[record.termination] += 1
-        colour = self.white if record.job.engine1_white else self.black
+        return self.count(pair, score, record.job.engine1_white, record.termination)
+
+    def count(self, pair: int, score: float, engine1_white: bool, termination: str = "normal") -> bool:
+        """Count one game of pair ``pair`` by engine 1's score; True when it completed the pair
+        (``add`` for a played game; calibrate.py re-counts the games of a PGN through it)."""
+        self.terminations[termination] += 1
+        colour = self.white if engine1_white else self.black
         if score == 1.0:
             self.wins += 1
             colour[0] += 1

@@ -9,6 +9,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import shutil
 import sys
 
@@ -73,6 +74,52 @@ def test_run_writes_a_json_per_point_and_resume_skips_the_points_done(capsys, tm
     # Without --resume a point done is not played again (nor overwritten).
     code = calibrate.main(["run", "--elo", "1200", "--opponent", FAKE, "--out", str(out)] + QUICK)
     assert code == 2 and "--resume" in capsys.readouterr().err
+
+
+def _game(white, black, result, fen, termination="normal"):
+    return ('[Event "Pruner match"]\n[White "%s"]\n[Black "%s"]\n[Result "%s"]\n[FEN "%s"]\n[SetUp "1"]\n'
+            '[Termination "%s"]\n\n%s\n\n' % (white, black, result, fen, termination, result))
+
+
+def test_complete_pairs_keep_both_colours_of_an_opening_and_count_as_match_py():
+    a, b, c = ("8/8/8/8/8/8/8/K6k w - - 0 1", "8/8/8/8/8/8/8/K5k1 w - - 0 1", "8/8/8/8/8/8/8/K4k2 w - - 0 1")
+    texts = [_game("P", "S", "1-0", a), _game("S", "P", "1-0", b), _game("S", "P", "1/2-1/2", a),
+             _game("P", "S", "0-1", c), _game("P", "S", "1-0", b), _game("S", "P", "*", c)]
+    kept, pairs = calibrate.complete_pairs(texts, "P")
+    # a: win + draw; b: a loss with Black, a win with White; c: its second game has no result.
+    assert sorted(pairs) == sorted([(a, 1.0, 0.5), (b, 1.0, 0.0)]) and len(kept) == 4 and texts[3] not in kept
+    tally = calibrate.pairs_tally(pairs)
+    assert (tally.wins, tally.draws, tally.losses) == (2, 1, 1)
+    assert tally.pentanomial == [0, 0, 1, 1, 0] and tally.pairs_wl == 1 and tally.pairs_dd == 0
+
+
+def test_a_point_stopped_half_way_keeps_its_pairs_and_plays_the_rest(capsys, tmp_path):
+    argv = ["run", "--elo", "1500", "--opponent", FAKE, "--out", str(tmp_path)] + QUICK
+    argv[argv.index("--games") + 1] = "6"
+    code, text = run_cli(capsys, *argv)
+    assert code == 0, text
+    games = tmp_path / "point-elo1500.pgn"
+    texts = calibrate.pgn_game_texts(str(games))
+    assert len(texts) == 6
+    # As if the machine stopped: no JSON, and the PGN ends one game into the third pair.
+    os.remove(tmp_path / "point-elo1500.json")
+    with open(games, "w", encoding="utf-8") as handle:
+        handle.write("".join(texts[:5]))
+    name = next(word for word in re.findall(r'\[(?:White|Black) "([^"]+)"', texts[0]) if word.startswith("Pruner"))
+    kept = calibrate.complete_pairs(texts[:5], name)[0]
+    assert len(kept) == 4  # five games of three pairs: two pairs are complete
+
+    code, text = run_cli(capsys, *(argv + ["--resume"]))
+    assert code == 0, text
+    assert "resumed: 2 pairs kept" in text and "1 to play" in text
+    with open(tmp_path / "point-elo1500.json", encoding="utf-8") as handle:
+        point = json.load(handle)
+    after = calibrate.pgn_game_texts(str(games))
+    assert len(after) == 6 and after[:4] == kept  # the pairs kept, then the pair played
+    assert point["games"] == 6 and point["pairs"] == 3 and point["calibration"]["resumed_pairs"] == 2
+    assert sum(point["pentanomial"]) == 3 and point["faults"]["before_resume"] == 0
+    with open(tmp_path / "point-elo1500.rest.epd", encoding="utf-8") as handle:
+        assert len(handle.read().split("\n")) == 2  # one opening and the last newline
 
 
 def test_uci_elo_plays_pruner_through_its_own_option(capsys, tmp_path):
