@@ -738,10 +738,7 @@ def clock_lows(pgn_path: str, tc: str, player_prefix: str = "Pruner") -> List[fl
     start, increment = float(base), float(inc or 0)
     lows = []
     with open(pgn_path, encoding="utf-8") as handle:
-        while True:
-            game = chess.pgn.read_game(handle)
-            if game is None:
-                return lows
+        for game in iter(lambda: chess.pgn.read_game(handle), None):
             white = game.headers.get("White", "").startswith(player_prefix)
             clock = low = start
             turn = game.board().turn
@@ -753,6 +750,7 @@ def clock_lows(pgn_path: str, tc: str, player_prefix: str = "Pruner") -> List[fl
                     clock += increment
                 turn = not turn
             lows.append(low)
+    return lows
 
 
 def clock_text(result: Result) -> str:
