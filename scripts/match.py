@@ -12,6 +12,7 @@ import argparse
 import logging
 import os
 import random
+import signal
 import sys
 from typing import List, Optional
 
@@ -66,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
                "the runner, the rest is the command, e.g. --engine \"cwd=/tmp/base python -m protocol\". "
                "Exit status: %d done (with --sprt: H1 accepted), %d H0 accepted, %d SPRT inconclusive "
                "(the games ran out), %d an engine could not be started (or a usage error), %d the --cluster "
-               "cannot be used, %d interrupted; faults never change it. See docs/match.md."
+               "cannot be used, %d interrupted (Ctrl-C or SIGTERM); faults never change it. See docs/match.md."
                % (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_START, EXIT_UNAVAILABLE, EXIT_INTERRUPTED),
         formatter_class=_HelpFormatter)
 
@@ -209,6 +210,10 @@ def _openings(args: argparse.Namespace, parser: argparse.ArgumentParser):
     return openings, path
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``match.py``: play the match, here or on a cluster; its ``MatchResult.exit_code``."""
     parser = build_parser()
@@ -257,7 +262,14 @@ def main(argv: Optional[List[str]] = None) -> int:
                          plot=MatchPlot(args.plot, args.plot_every, sprt) if args.plot else None,
                          book="" if source == START_POSITION_TEXT else source, report_every=args.report_every)
     match = ClusterMatch(config, args.cluster) if args.cluster else Match(config)  # Dask: matchlib/cluster.py
-    result = match.run()
+    # `kill PID` stops a match as Ctrl-C does (games in progress abandoned, the finished ones
+    # counted, the JSON written): a match started in the background by a shell (`cmd &`) has
+    # SIGINT ignored, so Ctrl-C's path was out of reach there.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        result = match.run()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if args.json:
         jsonout.write(args.json, result, config)
     return result.exit_code

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -23,7 +24,7 @@ from matchlib.engines import EnginePlayer, parse_engine_spec, parse_option
 from matchlib.game import GameJob, GameRecord, GameSettings, play_game
 from matchlib.openings import Opening, load_openings, pair_order
 from matchlib.pgnout import record_to_pgn
-from matchlib.runner import EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE
+from matchlib.runner import EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED
 from matchlib.tally import Tally
 from matchlib.timecontrol import TimeControl, parse_tc
 from paths import ROOT, SCRIPTS
@@ -494,6 +495,28 @@ def test_json_holds_the_final_numbers(capsys, tmp_path):
     assert data["sprt"]["decision"] is None and data["sprt"]["upper"] == pytest.approx(2.944, abs=1e-3)
     assert data["faults"]["total"] == 0 and data["exit_status"] == code == EXIT_INCONCLUSIVE
     assert "Elo %+.1f ± %.1f" % (data["elo"]["value"] + 0.0, data["elo"]["error"]) in lines[-1]
+
+
+def test_kill_stops_a_background_match_as_ctrl_c_does_and_writes_the_json(tmp_path):
+    # A shell's `cmd &` starts the match with SIGINT ignored; `kill PID` (SIGTERM) must still
+    # end it with the finished games counted and the JSON written.
+    path = tmp_path / "result.json"
+    argv = [sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", fake("--name", "A"),
+            "--engine", fake("--name", "B"), "--depth", "1", "--games", "400", "--max-moves", "10",
+            "--jobs", "1", "--json", str(path)]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if re.match(r"\[ *2/", line):
+            process.terminate()
+            break
+    lines += process.stdout.readlines()
+    assert process.wait(timeout=60) == EXIT_INTERRUPTED
+    data = json.loads(path.read_text())
+    assert 2 <= data["games"] < 400 and data["exit_status"] == EXIT_INTERRUPTED
+    assert any("Interrupted" in line for line in lines)
 
 
 def test_no_pgn_unless_asked_and_site_unknown(capsys, tmp_path, monkeypatch):
