@@ -50,6 +50,7 @@ and played in order. A check on openings the calibration was not fitted on takes
 import argparse
 import dataclasses
 import importlib.util
+import io
 import json
 import math
 import os
@@ -254,41 +255,48 @@ def opening_fens(path: str, seed: int, offset: int, pairs: int) -> List[str]:
     return [openings[index].start().fen() for index in order]
 
 
-_TAG = re.compile(r'^\[(\w+) "(.*)"\]\s*$', re.M)
 _RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 FAULT_TERMINATIONS = ("time forfeit", "rules infraction", "abandoned")
 """PGN Termination values of match.py's faults (time losses, illegal moves, crashes)."""
 
 
-def pgn_game_texts(path: str) -> List[str]:
-    """The games of a PGN file match.py wrote, each as its own text."""
+def pgn_games(path: str) -> List[Tuple[Any, str]]:
+    """The games of a PGN file: (headers, as python-chess reads them; the game's own text)."""
+    import chess.pgn
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
-    starts = [found.start() for found in re.finditer(r"^\[Event ", text, re.M)]
-    return [text[a:b].strip() + "\n\n" for a, b in zip(starts, starts[1:] + [len(text)])]
+    stream = io.StringIO(text)
+    games = []
+    start = stream.tell()
+    for headers in iter(lambda: chess.pgn.read_headers(stream), None):
+        end = stream.tell()
+        games.append((headers, text[start:end].strip() + "\n\n"))
+        start = end
+    return games
 
 
-def complete_pairs(texts: Sequence[str], name: str) -> Tuple[List[str], List[Tuple[str, float, float]]]:
-    """The games of ``texts`` that form colour-reversed pairs for engine ``name`` (each opening's
-    games with ``name`` as White matched in order with those as Black; a game without a result
-    counts in no pair): the texts of those games, and per pair (opening FEN, ``name``'s score
-    with White, with Black)."""
-    games: Dict[str, Tuple[List[Tuple[str, float]], List[Tuple[str, float]]]] = {}
-    for text in texts:
-        tags = dict(_TAG.findall(text))
-        white_score = _RESULTS.get(tags.get("Result", "*"))
-        if white_score is None or name not in (tags.get("White"), tags.get("Black")):
+def complete_pairs(games: Sequence[Tuple[Any, str]], name: str) -> Tuple[List[Tuple[Any, str]],
+                                                                          List[Tuple[str, float, float]]]:
+    """The games (``pgn_games``) that form colour-reversed pairs for engine ``name`` (each
+    opening's games with ``name`` as White matched in order with those as Black; a game without
+    a result counts in no pair): those games, and per pair (opening FEN, ``name``'s score with
+    White, with Black)."""
+    by_opening: Dict[str, Tuple[List[Tuple[Any, float]], List[Tuple[Any, float]]]] = {}
+    for game in games:
+        headers = game[0]
+        white_score = _RESULTS.get(headers.get("Result", "*"))
+        if white_score is None or name not in (headers.get("White"), headers.get("Black")):
             continue
-        sides = games.setdefault(tags.get("FEN", STARTING_FEN), ([], []))
-        if tags.get("White") == name:
-            sides[0].append((text, white_score))
+        sides = by_opening.setdefault(headers.get("FEN", STARTING_FEN), ([], []))
+        if headers.get("White") == name:
+            sides[0].append((game, white_score))
         else:
-            sides[1].append((text, 1.0 - white_score))
-    kept: List[str] = []
+            sides[1].append((game, 1.0 - white_score))
+    kept: List[Tuple[Any, str]] = []
     pairs = []
-    for fen, (as_white, as_black) in games.items():
-        for (white_text, white_score), (black_text, black_score) in zip(as_white, as_black):
-            kept += [white_text, black_text]
+    for fen, (as_white, as_black) in by_opening.items():
+        for (white_game, white_score), (black_game, black_score) in zip(as_white, as_black):
+            kept += [white_game, black_game]
             pairs.append((fen, white_score, black_score))
     return kept, pairs
 
@@ -302,34 +310,32 @@ def pairs_tally(pairs: Sequence[Tuple[str, float, float]]) -> Tally:
     return tally
 
 
-def resume_point(games: str, name: str, fens: Sequence[str]) -> Tuple[List[str], int]:
-    """A point stopped half-way (its PGN, no JSON): keep the complete pairs of ``games``,
-    rewritten in place with only those games; return the openings of ``fens`` still to play
-    and the number of pairs kept. Raises ValueError when a kept game's opening is not among
-    ``fens`` (the point was started with other openings)."""
-    kept, pairs = complete_pairs(pgn_game_texts(games), name)
+def resume_point(path: str, name: str, fens: Sequence[str]) -> Tuple[List[str], int, int]:
+    """A point stopped half-way (its PGN, no JSON): keep the complete pairs of the PGN at
+    ``path``, rewritten in place with only those games; return the openings of ``fens`` still
+    to play, the number of pairs kept and the faults among their games. Raises ValueError when
+    a kept game's opening is not among ``fens`` (the point was started with other openings)."""
+    kept, pairs = complete_pairs(pgn_games(path), name)
     still = list(fens)
     for fen, _, _ in pairs:
         if fen not in still:
             raise ValueError("%s: a game's opening is not one of this point's openings (%s); "
-                             "move the file away to start the point again" % (games, fen))
+                             "move the file away to start the point again" % (path, fen))
         still.remove(fen)
-    with open(games + ".tmp", "w", encoding="utf-8") as handle:
-        handle.write("".join(kept))
-    os.replace(games + ".tmp", games)
-    return still, len(pairs)
+    with open(path + ".tmp", "w", encoding="utf-8") as handle:
+        handle.write("".join(text for _, text in kept))
+    os.replace(path + ".tmp", path)
+    faults = sum(1 for headers, _ in kept if headers.get("Termination") in FAULT_TERMINATIONS)
+    return still, len(pairs), faults
 
 
-def recount(result: Dict[str, Any], games: str, name: str, kept_pairs: int) -> None:
+def recount(result: Dict[str, Any], path: str, name: str, earlier_faults: int) -> None:
     """Replace a resumed point's numbers (match.py's JSON counts only the games it played)
-    by those of every complete pair in its PGN."""
-    kept, pairs = complete_pairs(pgn_game_texts(games), name)
-    result.update(tally_fields(pairs_tally(pairs)))
-    earlier = sum(1 for text in kept[:2 * kept_pairs]
-                  if dict(_TAG.findall(text)).get("Termination") in FAULT_TERMINATIONS)
+    by those of every complete pair in its PGN; add the faults of the games kept from before."""
+    result.update(tally_fields(pairs_tally(complete_pairs(pgn_games(path), name)[1])))
     faults = result.setdefault("faults", {})
-    faults["before_resume"] = earlier
-    faults["total"] = faults.get("total", 0) + earlier
+    faults["before_resume"] = earlier_faults
+    faults["total"] = faults.get("total", 0) + earlier_faults
 
 
 @dataclass
@@ -377,19 +383,18 @@ def run_jobs(jobs: Sequence[Job], args: argparse.Namespace) -> int:
         log = os.path.join(args.out, job.name + ".log")
         games = os.path.join(args.out, job.name + ".pgn")  # for scripts/play_quality.py
         name1 = job.argv[job.argv.index("--name1") + 1]
-        to_play, kept_pairs, resumed = fens, 0, args.resume and os.path.exists(games)
+        with open(book, "w", encoding="utf-8") as handle:
+            handle.write("".join(fen + "\n" for fen in fens))
+        to_play, kept_pairs, earlier_faults, play_book = fens, 0, 0, book
+        resumed = args.resume and os.path.exists(games)
         if resumed:  # stopped half-way (a crash, a restart): keep its complete pairs
             try:
-                to_play, kept_pairs = resume_point(games, name1, fens)
+                to_play, kept_pairs, earlier_faults = resume_point(games, name1, fens)
             except (OSError, ValueError) as exc:
                 sys.stderr.write("calibrate.py: error: %s\n" % exc)
                 return 2
             print("%s: resumed: %d pairs kept from %s, %d to play" % (job.name, kept_pairs, games, len(to_play)),
                   flush=True)
-        with open(book, "w", encoding="utf-8") as handle:
-            handle.write("".join(fen + "\n" for fen in fens))
-        play_book = book
-        if resumed:
             play_book = os.path.join(args.out, job.name + ".rest.epd")
             with open(play_book, "w", encoding="utf-8") as handle:
                 handle.write("".join(fen + "\n" for fen in to_play))
@@ -412,7 +417,7 @@ def run_jobs(jobs: Sequence[Job], args: argparse.Namespace) -> int:
         with open(partial, encoding="utf-8") as handle:
             result = json.load(handle)
         if resumed:
-            recount(result, games, name1, kept_pairs)
+            recount(result, games, name1, earlier_faults)
         result["calibration"] = dict(job.meta, tc=args.tc, seed=args.seed, book=os.path.abspath(args.openings),
                                      opening_offset=args.opening_offset, openings=fens, engine=args.engine,
                                      engine_dir=os.path.abspath(args.engine_dir), commit=commit,

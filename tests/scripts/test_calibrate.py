@@ -9,7 +9,6 @@ import importlib.util
 import json
 import math
 import os
-import re
 import shutil
 import sys
 
@@ -76,18 +75,22 @@ def test_run_writes_a_json_per_point_and_resume_skips_the_points_done(capsys, tm
     assert code == 2 and "--resume" in capsys.readouterr().err
 
 
-def _game(white, black, result, fen, termination="normal"):
-    return ('[Event "Pruner match"]\n[White "%s"]\n[Black "%s"]\n[Result "%s"]\n[FEN "%s"]\n[SetUp "1"]\n'
-            '[Termination "%s"]\n\n%s\n\n' % (white, black, result, fen, termination, result))
+def _game(white, black, result, fen):
+    return ('[Event "Pruner match"]\n[White "%s"]\n[Black "%s"]\n[Result "%s"]\n[FEN "%s"]\n[SetUp "1"]\n\n'
+            '%s\n\n' % (white, black, result, fen, result))
 
 
-def test_complete_pairs_keep_both_colours_of_an_opening_and_count_as_match_py():
+def test_complete_pairs_keep_both_colours_of_an_opening_and_count_as_match_py(tmp_path):
     a, b, c = ("8/8/8/8/8/8/8/K6k w - - 0 1", "8/8/8/8/8/8/8/K5k1 w - - 0 1", "8/8/8/8/8/8/8/K4k2 w - - 0 1")
     texts = [_game("P", "S", "1-0", a), _game("S", "P", "1-0", b), _game("S", "P", "1/2-1/2", a),
              _game("P", "S", "0-1", c), _game("P", "S", "1-0", b), _game("S", "P", "*", c)]
-    kept, pairs = calibrate.complete_pairs(texts, "P")
+    path = tmp_path / "games.pgn"
+    path.write_text("".join(texts))
+    games = calibrate.pgn_games(str(path))
+    assert [text for _, text in games] == texts  # each game's own text, as written
+    kept, pairs = calibrate.complete_pairs(games, "P")
     # a: win + draw; b: a loss with Black, a win with White; c: its second game has no result.
-    assert sorted(pairs) == sorted([(a, 1.0, 0.5), (b, 1.0, 0.0)]) and len(kept) == 4 and texts[3] not in kept
+    assert sorted(pairs) == sorted([(a, 1.0, 0.5), (b, 1.0, 0.0)]) and len(kept) == 4 and games[3] not in kept
     tally = calibrate.pairs_tally(pairs)
     assert (tally.wins, tally.draws, tally.losses) == (2, 1, 1)
     assert tally.pentanomial == [0, 0, 1, 1, 0] and tally.pairs_wl == 1 and tally.pairs_dd == 0
@@ -99,14 +102,14 @@ def test_a_point_stopped_half_way_keeps_its_pairs_and_plays_the_rest(capsys, tmp
     code, text = run_cli(capsys, *argv)
     assert code == 0, text
     games = tmp_path / "point-elo1500.pgn"
-    texts = calibrate.pgn_game_texts(str(games))
-    assert len(texts) == 6
+    played = calibrate.pgn_games(str(games))
+    assert len(played) == 6
     # As if the machine stopped: no JSON, and the PGN ends one game into the third pair.
     os.remove(tmp_path / "point-elo1500.json")
     with open(games, "w", encoding="utf-8") as handle:
-        handle.write("".join(texts[:5]))
-    name = next(word for word in re.findall(r'\[(?:White|Black) "([^"]+)"', texts[0]) if word.startswith("Pruner"))
-    kept = calibrate.complete_pairs(texts[:5], name)[0]
+        handle.write("".join(text for _, text in played[:5]))
+    name = next(word for word in (played[0][0]["White"], played[0][0]["Black"]) if word.startswith("Pruner"))
+    kept = [text for _, text in calibrate.complete_pairs(played[:5], name)[0]]
     assert len(kept) == 4  # five games of three pairs: two pairs are complete
 
     code, text = run_cli(capsys, *(argv + ["--resume"]))
@@ -114,7 +117,7 @@ def test_a_point_stopped_half_way_keeps_its_pairs_and_plays_the_rest(capsys, tmp
     assert "resumed: 2 pairs kept" in text and "1 to play" in text
     with open(tmp_path / "point-elo1500.json", encoding="utf-8") as handle:
         point = json.load(handle)
-    after = calibrate.pgn_game_texts(str(games))
+    after = [text for _, text in calibrate.pgn_games(str(games))]
     assert len(after) == 6 and after[:4] == kept  # the pairs kept, then the pair played
     assert point["games"] == 6 and point["pairs"] == 3 and point["calibration"]["resumed_pairs"] == 2
     assert sum(point["pentanomial"]) == 3 and point["faults"]["before_resume"] == 0
