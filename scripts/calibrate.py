@@ -27,7 +27,9 @@
   new ``CALIBRATION`` tuple (``--write``: put it into engine/strength.py in place).
 * ``check``: the issue's acceptance test: per setting, does Pruner at ``UCI_Elo`` X score
   50% ± 5% against the opponent at X (over at least ``--min-games``)? With ``--fitted``, the
-  openings must be other than those the fit was made on. Exit status 0 when every setting
+  openings must be other than those the fit was made on. ``--pool`` judges repeated checks
+  (folders) of a setting by their games together, each check's line printed above the verdict:
+  a second check then narrows the first's error instead of being a second try at passing. Exit status 0 when every setting
   passes, 1 otherwise. Each line also says in how many games Pruner's clock fell under 1 s
   (from the point's PGN): where it did, the clock rather than the node budget bounded some
   searches, so the level played weaker than at a slower time control.
@@ -70,6 +72,7 @@ from engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Z95, Calibration,  
 from matchlib.args import checked, game_pairs, positive_int, time_control  # noqa: E402
 from matchlib.engines import STOCKFISH_PATHS, find_stockfish, parse_engine_spec  # noqa: E402
 from matchlib.jsonout import tally_fields  # noqa: E402
+from matchlib.stats import trinomial_elo  # noqa: E402
 from matchlib.openings import load_openings, pair_order  # noqa: E402
 from matchlib.tally import Tally  # noqa: E402
 
@@ -213,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="largest distance of the score from 50%%, as a fraction")
     check.add_argument("--fitted", nargs="+", default=[], metavar="DIR",
                        help="the fit's folders: a point sharing an opening with them fails")
+    check.add_argument("--pool", action="store_true",
+                       help="judge the points of one setting, level and time control in the folders "
+                            "together (their games summed; an opening played in two of them fails)")
     return parser
 
 
@@ -774,13 +780,51 @@ def clock_text(result: Result) -> str:
         LOW_CLOCK, short, len(lows), "the clock cut some searches" if short else "the node budget governed")
 
 
+def _position_key(fen: str) -> str:
+    """A FEN without its move counters: the same opening whatever the book numbered it."""
+    return " ".join(fen.split()[:4])
+
+
+def pool_results(results: Sequence[Result]) -> List[Result]:
+    """The points of one setting, level, opponent and time control as one point, their games
+    summed (``path`` names the parts; ``diff`` and ``error`` from the summed W/D/L, each game
+    counted as independent: the parts' pairs are not re-read); a point with no such partner is returned as it is. The pooled ``openings`` keep repeats, so
+    an opening played in two of the parts shows."""
+    groups: Dict[Tuple[Any, ...], List[Result]] = {}
+    for result in results:
+        key = (result.kind, result.setting, result.opponent_elo, result.against_level, result.level, result.tc)
+        groups.setdefault(key, []).append(result)
+    pooled = []
+    for group in groups.values():
+        if len(group) == 1:
+            pooled.append(group[0])
+            continue
+        games = sum(r.games for r in group)
+        wins, draws = sum(r.wins for r in group), sum(r.draws for r in group)
+        losses = sum(r.losses for r in group)
+        estimate = trinomial_elo(wins, draws, losses)
+        pooled.append(dataclasses.replace(
+            group[0], path=" + ".join(r.path for r in group), games=games, wins=wins, draws=draws,
+            losses=losses, score=(wins + draws / 2) / games if games else 0.5,
+            diff=estimate.elo if estimate else None, error=estimate.error if estimate else None,
+            openings=[fen for r in group for fen in r.openings]))
+    return pooled
+
+
 def command_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         results = read_results(args.dirs)
         fitted = read_results(args.fitted) if args.fitted else []
     except ValueError as exc:
         parser.error(str(exc))
-    fitted_fens = {" ".join(fen.split()[:4]) for result in fitted for fen in result.openings}
+    fitted_fens = {_position_key(fen) for result in fitted for fen in result.openings}
+    if args.pool:
+        for result in results:
+            if result.kind != "chain" and result.setting is not None:
+                print("  part %s: level %d, %d games, W %d D %d L %d, score %.1f%%%s" % (
+                    result.path, result.level, result.games, result.wins, result.draws, result.losses,
+                    100 * result.score, clock_text(result)))
+        results = pool_results(results)
     counted = failed = 0
     for result in results:
         head = "%s (level %d vs %s): " % (_label(result) if result.kind != "chain" else "chain", result.level,
@@ -798,13 +842,19 @@ def command_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             problems.append("%d games, fewer than %d" % (result.games, args.min_games))
         if not within(result.score, args.tolerance):
             problems.append("score outside 50%% ± %.0f%%" % (100 * args.tolerance))
-        shared = sum(" ".join(fen.split()[:4]) in fitted_fens for fen in result.openings)
+        shared = sum(_position_key(fen) in fitted_fens for fen in result.openings)
         if shared:
             problems.append("%d openings also in the fit" % shared)
+        repeated = len(result.openings) - len({_position_key(fen) for fen in result.openings})
+        if repeated:
+            problems.append("%d openings played in two of the pooled points" % repeated)
         failed += bool(problems)
-        print(head + "%d games, W %d D %d L %d, score %.1f%%: %s%s" % (
-            result.games, result.wins, result.draws, result.losses, 100 * result.score,
-            "FAIL (%s)" % "; ".join(problems) if problems else "pass", clock_text(result)))
+        pooled = " + " in result.path
+        print(head + "%s%d games, W %d D %d L %d, score %.1f%%: %s%s" % (
+            "pooled (Elo %+.1f ± %.1f, trinomial), " % (result.diff, result.error)
+            if pooled and _usable(result) else "pooled, " if pooled else "", result.games, result.wins, result.draws, result.losses,
+            100 * result.score, "FAIL (%s)" % "; ".join(problems) if problems else "pass",
+            "" if pooled else clock_text(result)))
     if not counted:
         print("check: no point with a UCI_Elo setting to check")
         return 1

@@ -299,6 +299,34 @@ def test_check_needs_enough_games_and_other_openings(capsys, tmp_path):
     assert run_cli(capsys, "check", fit, "--min-games", "40", "--fitted", holdout)[0] == 1
 
 
+def test_check_pool_judges_repeated_checks_of_a_setting_by_their_games_together(capsys, tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    a = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    b = "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1"
+    point_file(first, "point-elo1650", 1709, -40.0, setting=1650, opponent=1650, score=0.44, openings=[a])
+    point_file(second, "point-elo1650", 1709, 0.0, setting=1650, opponent=1650, score=0.50, openings=[b])
+    point_file(second, "point-elo1350", 1317, 0.0, setting=1350, opponent=1350, score=0.52, openings=[b])
+    code, text = run_cli(capsys, "check", first, second)
+    assert code == 1 and "check: 2 of 3 settings pass" in text  # each check alone: 44% fails
+    code, text = run_cli(capsys, "check", first, second, "--pool")
+    assert code == 0, text
+    # 88 + 100 wins of 400 games: 47.0%, and each part is shown above the verdict
+    assert "400 games, W 188 D 0 L 212, score 47.0%: pass" in text
+    assert "pooled (Elo -20.9 ± 34.2, trinomial)" in text
+    assert text.count("  part ") == 3 and "check: 2 of 2 settings pass" in text
+    # another level is another point: not pooled
+    point_file(second, "point-elo1650", 1720, 0.0, setting=1650, opponent=1650, score=0.50, openings=[b])
+    code, text = run_cli(capsys, "check", first, second, "--pool")
+    assert code == 1 and "pooled" not in text
+    # the same opening in both parts would count its games twice: the pooled point fails
+    point_file(second, "point-elo1650", 1709, 0.0, setting=1650, opponent=1650, score=0.50,
+               openings=[a.replace(" 0 1", " 5 9")])
+    code, text = run_cli(capsys, "check", first, second, "--pool")
+    assert code == 1 and "1 openings played in two of the pooled points" in text
+
+
 # --- usage errors ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("argv, flag", [
