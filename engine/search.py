@@ -132,6 +132,10 @@ class SearchParams:
     """Singular extensions from this depth: a hash move that a search of the other moves at
     half depth, below the hash score by 2 cp a ply, cannot match is extended one ply (and a
     node where even that search fails high is cut, multi-cut); 0: off."""
+    qs_tt: int = 0
+    """The table in the quiescence search: its bound cuts a zero-window node, its move is tried
+    first, and the node's result is stored (at depth 0, never over a deeper entry of the same
+    position); 0: off."""
     compact_tt: int = 0
     """One thread's table: 0 the list of tuples (``engine.tt``, 320 bytes a slot), 1 the
     16-byte two-word entries of the shared table (``engine.shared_tt``: 20 times the entries in
@@ -988,6 +992,22 @@ class Searcher:
             return DRAW
         if pos.hmc >= 100 and (not in_check or generate(pos)):
             return DRAW
+        # The table (qs_tt): off, this is one attribute test per node.
+        table_key = entry = None
+        tt_move = 0
+        if self.params.qs_tt:
+            hmc = pos.hmc
+            table_key = pos.key if hmc < FIFTY_FREE else tt_key(pos.key, hmc)
+            entry = self.tt.probe(table_key)
+            if entry is not None:
+                tt_move = entry[1]
+                if beta - alpha == 1:  # zero window only, as in _negamax: PVs stay whole
+                    tt_score = score_from_tt(entry[2], ply)
+                    bound = entry[4]
+                    if bound == EXACT or (bound == LOWER and tt_score >= beta) \
+                            or (bound == UPPER and tt_score <= alpha):
+                        return tt_score
+            alpha_before = alpha
         if in_check:
             best = -INF
             moves = generate(pos)
@@ -996,11 +1016,17 @@ class Searcher:
             stand = evaluate_position(pos)
             # Stand pat: the side to move may decline every capture.
             if stand >= beta:
+                if table_key is not None and (entry is None or entry[3] <= 0):
+                    self.tt.store(table_key, 0, score_to_tt(stand, ply), 0, LOWER)
                 return stand
             if stand > alpha:
                 alpha = stand
             best = stand
             moves = tactical_moves(pos, False)
+        if tt_move and tt_move in moves:
+            moves.remove(tt_move)
+            moves.insert(0, tt_move)
+        best_move = 0
         delta = self.params.delta_margin if self.params.pruning and not in_check else None
         squares = pos.squares
         for move in moves:
@@ -1017,8 +1043,13 @@ class Searcher:
                 best = score
                 if score > alpha:
                     alpha = score
+                    best_move = move
                     if alpha >= beta:
                         break
         if in_check and best == -INF:
-            return -MATE + ply
+            best = -MATE + ply
+        # A deeper entry of this position (from _negamax) is worth more than this one.
+        if table_key is not None and (entry is None or entry[3] <= 0):
+            bound = LOWER if best >= beta else (EXACT if best > alpha_before else UPPER)
+            self.tt.store(table_key, best_move, score_to_tt(best, ply), 0, bound)
         return best

@@ -1,6 +1,6 @@
 """The search techniques behind ``SearchParams`` switches (counter-moves, continuation histories,
 history-based LMR, improving, late move pruning, razoring, the null-move reduction by margin,
-singular extensions, the compact table): each switch reaches the search, and the search stays correct with all of
+singular extensions, the table in the quiescence search, the compact table): each switch reaches the search, and the search stays correct with all of
 them on (exact mates, legal lines, determinism), whichever are on by default."""
 
 from dataclasses import replace
@@ -26,6 +26,7 @@ SWITCHES = {
     "razor_depth": 2,
     "nmp_eval_div": 200,
     "se_depth": 4,
+    "qs_tt": 1,
 }
 """Each technique's switch and the value that turns it on."""
 
@@ -99,3 +100,24 @@ def test_the_compact_table_is_chosen_by_its_switch_and_searches_alike():
     assert result.best_move in board.legal_moves
     compact.set_hash(2)
     assert isinstance(compact.tt, SharedTranspositionTable) and compact.tt.size == 2 * 1024 * 1024 // 16 - 1
+
+
+def test_the_quiescence_table_keeps_the_values_and_deeper_entries():
+    """qs_tt: the quiescence value of each position is the one without the table (its bounds
+    are sound), its entries go in at depth 0, and never over a deeper entry of the position."""
+    from engine.attacks import from_move
+    from engine.board import Position
+    from engine.tt import EXACT
+    boards = epd_boards("wac.epd", step=10)
+    with_table, without = Searcher(1, SearchParams(qs_tt=1)), Searcher(1, SearchParams())
+    assert [with_table.quiescence_score(b) for b in boards] == [without.quiescence_score(b) for b in boards]
+    board = chess.Board("r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4")
+    key = Position(board).key
+    assert without.tt.probe(key) is None  # off: the quiescence search stores nothing
+    fresh = Searcher(1, SearchParams(qs_tt=1))
+    fresh.quiescence_score(board)
+    entry = fresh.tt.probe(key)  # Qxf7 mates: the capture is the move stored, at depth 0, exact
+    assert entry[1] == from_move(chess.Move(chess.H5, chess.F7)) and entry[3:5] == (0, EXACT)
+    fresh.tt.store(key, 0, 123, 5, EXACT)
+    fresh.quiescence_score(board)
+    assert fresh.tt.probe(key)[2:5] == (123, 5, EXACT)
