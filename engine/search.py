@@ -132,6 +132,10 @@ class SearchParams:
     """Singular extensions from this depth: a hash move that a search of the other moves at
     half depth, below the hash score by 2 cp a ply, cannot match is extended one ply (and a
     node where even that search fails high is cut, multi-cut); 0: off."""
+    probcut_depth: int = 0
+    """ProbCut from this depth at zero-window nodes: a capture that does not lose material and
+    whose search 4 plies shallower beats beta + ``probcut_margin`` cuts the node; 0: off."""
+    probcut_margin: int = 200
     qs_tt: int = 0
     """The table in the quiescence search: its bound cuts a zero-window node, its move is tried
     first, and the node's result is stored (at depth 0, never over a deeper entry of the same
@@ -774,6 +778,27 @@ class Searcher:
                 keys.pop()
                 if score >= beta:
                     return beta if score >= TB_BOUND else score  # an unproven mate or TB win
+            # Step 5c. ProbCut: a good capture whose search 4 plies shallower beats beta by a
+            # margin would beat beta at full depth too (a quiescence search weeds out most
+            # captures first). Skipped when the table already says a shallower search failed.
+            if params.probcut_depth and depth >= params.probcut_depth and abs(beta) < MATE_BOUND:
+                probe_beta = beta + params.probcut_margin
+                if entry is None or entry[3] < depth - 3 or score_from_tt(entry[2], ply) >= probe_beta:
+                    keys = self.keys
+                    for move in tactical_moves(pos, False):
+                        if loses_material(pos, move):
+                            continue
+                        gives_check = do_move(pos, move)
+                        keys.append(pos.key)
+                        score = -self._qsearch(-probe_beta, -probe_beta + 1, ply + 1, gives_check)
+                        if score >= probe_beta:
+                            score = -self._negamax(depth - 4, -probe_beta, -probe_beta + 1, ply + 1, True,
+                                                   gives_check)
+                        undo_move(pos)
+                        keys.pop()
+                        if score >= probe_beta:
+                            self.tt.store(table_key, move, score_to_tt(score, ply), depth - 3, LOWER)
+                            return score
 
         # Step 5b. Singular extension: is the hash move the only good one? Search the others at
         # half depth against a bound a little below the hash score.

@@ -1,6 +1,6 @@
 """The search techniques behind ``SearchParams`` switches (counter-moves, continuation histories,
 history-based LMR, improving, late move pruning, razoring, the null-move reduction by margin,
-singular extensions, the table in the quiescence search, the compact table): each switch reaches the search, and the search stays correct with all of
+singular extensions, ProbCut, the table in the quiescence search, the compact table): each switch reaches the search, and the search stays correct with all of
 them on (exact mates, legal lines, determinism), whichever are on by default."""
 
 from dataclasses import replace
@@ -27,6 +27,7 @@ SWITCHES = {
     "nmp_eval_div": 200,
     "se_depth": 4,
     "qs_tt": 1,
+    "probcut_depth": 5,
 }
 """Each technique's switch and the value that turns it on."""
 
