@@ -96,7 +96,7 @@ MODEL = StrengthModel()
 """The model ``UCI_Elo`` uses."""
 
 CALIBRATED_SEARCH = ("countermove=0 cont_history=0 history_lmr=0 improving=0 lmp_depth=0 razor_depth=0 nmp_eval_div=0 "
-                     "se_depth=0 qs_tt=0 probcut_depth=0")
+                     "se_depth=0 qs_tt=0 probcut_depth=0 tm_stability=0")
 """The search every ``CALIBRATION`` point was measured with, as ``SearchParams.parse`` reads
 it: the engine's search with the techniques added since switched off. (The table, list or
 compact, is the searcher's own and not switched per search: node budgets of 30,000 nodes at

@@ -122,3 +122,34 @@ def test_the_quiescence_table_keeps_the_values_and_deeper_entries():
     fresh.tt.store(key, 0, 123, 5, EXACT)
     fresh.quiescence_score(board)
     assert fresh.tt.probe(key)[2:5] == (123, 5, EXACT)
+
+
+@pytest.mark.parametrize("on", [0, 1])
+def test_time_use_follows_the_best_moves_stability(monkeypatch, on):
+    """tm_stability: the factor on the time budget after each iteration is STABILITY_SCALE's
+    for the iterations the best move has stayed (off: x1.5 after a change), plus 0.3 when the
+    score fell by more than 30 cp."""
+    from engine import search as search_module
+    seen = []
+    original = Searcher._should_stop
+    monkeypatch.setattr(Searcher, "_should_stop", lambda self, limits, score, n, instability:
+                        seen.append(instability) or original(self, limits, score, n, instability))
+    infos = []
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    Searcher(1, SearchParams(tm_stability=on)).search(
+        board, Limits(depth=6, wtime=600000, btime=600000), on_info=infos.append)
+    expected, stable, best, score = [], 0, None, 0
+    for depth, info in enumerate(infos, 1):
+        changed = depth > 1 and info.pv[0] != best
+        if on:
+            stable = 0 if changed else stable + 1
+            factor = search_module.STABILITY_SCALE[min(stable, 4)]
+        else:
+            factor = 1.5 if changed else 1.0
+        if depth > 1 and info.score < score - 30:
+            factor += 0.3
+        expected.append(factor)
+        best, score = info.pv[0], info.score
+    assert len(seen) == 6 and seen == pytest.approx(expected)
+    if on:
+        assert seen[-1] < 1.0 or any(x >= 1.6 for x in seen)  # it shrinks, or a change stretched it
