@@ -29,9 +29,9 @@
   50% ± 5% against the opponent at X (over at least ``--min-games``)? With ``--fitted``, the
   openings must be other than those the fit was made on. ``--pool`` judges repeated checks
   (folders) of a setting by their games together, each check's line printed above the verdict:
-  a second check then narrows the first's error instead of being a second try at passing. Exit status 0 when every setting
-  passes, 1 otherwise. Each line also says in how many games Pruner's clock fell under 1 s
-  (from the point's PGN): where it did, the clock rather than the node budget bounded some
+  a second check then narrows the first's error instead of being a second try at passing.
+  Exit status 0 when every setting passes, 1 otherwise. Each line also says in how many games
+  Pruner's clock fell under 1 s (from the point's PGN): where it did, the clock rather than the node budget bounded some
   searches, so the level played weaker than at a slower time control.
 
 **How the level reaches Pruner.** Through the environment variable ``PRUNER_STRENGTH_LEVEL``
@@ -511,6 +511,8 @@ class Result:
     openings: List[str]
     tc: str = ""
     """The time control the point was played at."""
+    parts: int = 1
+    """How many points ``pool_results`` summed into this one."""
 
 
 def read_results(dirs: Sequence[str]) -> List[Result]:
@@ -788,8 +790,9 @@ def _position_key(fen: str) -> str:
 def pool_results(results: Sequence[Result]) -> List[Result]:
     """The points of one setting, level, opponent and time control as one point, their games
     summed (``path`` names the parts; ``diff`` and ``error`` from the summed W/D/L, each game
-    counted as independent: the parts' pairs are not re-read); a point with no such partner is returned as it is. The pooled ``openings`` keep repeats, so
-    an opening played in two of the parts shows."""
+    counted as independent: the parts' pairs are not re-read); a point with no such partner is
+    returned as it is. The pooled ``openings`` keep repeats, so an opening played in two of the
+    parts shows."""
     groups: Dict[Tuple[Any, ...], List[Result]] = {}
     for result in results:
         key = (result.kind, result.setting, result.opponent_elo, result.against_level, result.level, result.tc)
@@ -807,7 +810,7 @@ def pool_results(results: Sequence[Result]) -> List[Result]:
             group[0], path=" + ".join(r.path for r in group), games=games, wins=wins, draws=draws,
             losses=losses, score=(wins + draws / 2) / games if games else 0.5,
             diff=estimate.elo if estimate else None, error=estimate.error if estimate else None,
-            openings=[fen for r in group for fen in r.openings]))
+            openings=[fen for r in group for fen in r.openings], parts=len(group)))
     return pooled
 
 
@@ -845,16 +848,18 @@ def command_check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         shared = sum(_position_key(fen) in fitted_fens for fen in result.openings)
         if shared:
             problems.append("%d openings also in the fit" % shared)
-        repeated = len(result.openings) - len({_position_key(fen) for fen in result.openings})
+        distinct = {_position_key(fen) for fen in result.openings}
+        repeated = len(result.openings) - len(distinct) if result.parts > 1 else 0
         if repeated:
             problems.append("%d openings played in two of the pooled points" % repeated)
         failed += bool(problems)
-        pooled = " + " in result.path
+        pooled = ""
+        if result.parts > 1:
+            pooled = "pooled (Elo %+.1f ± %.1f, trinomial), " % (result.diff, result.error) if _usable(result) \
+                else "pooled, "
         print(head + "%s%d games, W %d D %d L %d, score %.1f%%: %s%s" % (
-            "pooled (Elo %+.1f ± %.1f, trinomial), " % (result.diff, result.error)
-            if pooled and _usable(result) else "pooled, " if pooled else "", result.games, result.wins, result.draws, result.losses,
-            100 * result.score, "FAIL (%s)" % "; ".join(problems) if problems else "pass",
-            "" if pooled else clock_text(result)))
+            pooled, result.games, result.wins, result.draws, result.losses, 100 * result.score,
+            "FAIL (%s)" % "; ".join(problems) if problems else "pass", "" if pooled else clock_text(result)))
     if not counted:
         print("check: no point with a UCI_Elo setting to check")
         return 1

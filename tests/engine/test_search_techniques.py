@@ -1,7 +1,8 @@
 """The search techniques behind ``SearchParams`` switches (counter-moves, continuation histories,
 history-based LMR, improving, late move pruning, razoring, the null-move reduction by margin,
-singular extensions, ProbCut, the table in the quiescence search, the compact table): each switch reaches the search, and the search stays correct with all of
-them on (exact mates, legal lines, determinism), whichever are on by default."""
+singular extensions, ProbCut, the table in the quiescence search, the compact table, time use by
+the best move's stability): each switch reaches the search, and the search stays correct with
+all of them on (exact mates, legal lines, determinism), whichever are on by default."""
 
 from dataclasses import replace
 
