@@ -31,8 +31,8 @@
   (folders) of a setting by their games together, each check's line printed above the verdict:
   a second check then narrows the first's error instead of being a second try at passing.
   Exit status 0 when every setting passes, 1 otherwise. Each line also says in how many games
-  Pruner's clock fell under 1 s (from the point's PGN): where it did, the clock rather than the node budget bounded some
-  searches, so the level played weaker than at a slower time control.
+  Pruner's clock fell under 1 s (from the point's PGN): where it did, the clock rather than the
+  node budget bounded some searches, so the level played weaker than at a slower time control.
 
 **How the level reaches Pruner.** Through the environment variable ``PRUNER_STRENGTH_LEVEL``
 (match.py's ``--env1``), read only while ``UCI_LimitStrength`` is on, where it replaces the
