@@ -25,8 +25,8 @@ search's ``pruner bench`` signature, and a test holds it, so a search change tha
 the levels is noticed (switch the technique off in ``CALIBRATED_SEARCH``, or re-calibrate).
 
 **Calibration.** ``CALIBRATION`` holds matches of levels against Stockfish at known
-``UCI_Elo`` (docs/strength.md). A fit through them weighted by their error bars (a straight
-line, or two pieces joined at a knee where the points bend: ``Calibration``) turns the
+``UCI_Elo`` (docs/strength.md). A fit through them weighted by their error bars (at each level
+a straight line through the points near it, so it bends where they do: ``Calibration``) turns the
 ``UCI_Elo`` a GUI asks for into a level (``limit_for_uci_elo``), and the
 option's range is what the fit gives at the lowest and highest measured levels, so that no
 setting promises a strength the matches did not reach.
@@ -38,11 +38,12 @@ is no UCI option on purpose: a GUI would offer it to every user, beside the cali
 ``UCI_Elo``, as an uncalibrated second scale.
 """
 
+import bisect
 import math
 import os
 import random
 from dataclasses import dataclass, replace
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from engine.types import MATE_BOUND, Limits, SearchInfo
 
@@ -215,9 +216,6 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
     CalibrationPoint(level=1478, opponent=1450, games=200, elo=1491.9, error=47.7),
     CalibrationPoint(level=1665, opponent=1550, games=200, elo=1657.5, error=45.2),
     CalibrationPoint(level=1946, opponent=1700, games=200, elo=1738.4, error=44.8),
-    # scripts/calibrate.py fit check3 chain
-    # (2026-11-25, commit d77d650, f10aba2, tc 10+0.1, 30+0.3): Pruner at a level against Stockfish at
-    # UCI_Elo=opponent, or (against_level) against Pruner at that level.
     CalibrationPoint(level=1283, opponent=1350, games=200, elo=1283.2, error=50.3),
     CalibrationPoint(level=1423, opponent=1450, games=200, elo=1416.9, error=47.3),
     CalibrationPoint(level=1563, opponent=1550, games=200, elo=1563.9, error=47.2),
@@ -227,6 +225,19 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
     CalibrationPoint(level=600, opponent=926, games=200, elo=766.2, error=85.5, against_level=800),
     CalibrationPoint(level=400, opponent=766, games=200, elo=602.1, error=101.4, against_level=600),
     CalibrationPoint(level=200, opponent=602, games=200, elo=413.6, error=114.3, against_level=400),
+    # scripts/calibrate.py fit check4 check5
+    # (2026-11-26, commit 7d8885f, d07678c, tc 10+0.1): Pruner at a level against Stockfish at
+    # UCI_Elo=opponent, or (against_level) against Pruner at that level.
+    CalibrationPoint(level=1317, opponent=1350, games=200, elo=1356.9, error=48.5),
+    CalibrationPoint(level=1440, opponent=1450, games=200, elo=1479.6, error=50.8),
+    CalibrationPoint(level=1563, opponent=1550, games=200, elo=1522.1, error=47.0),
+    CalibrationPoint(level=1709, opponent=1650, games=200, elo=1609.9, error=48.6),
+    CalibrationPoint(level=1838, opponent=1700, games=200, elo=1720.9, error=47.0),
+    CalibrationPoint(level=1317, opponent=1350, games=200, elo=1346.5, error=51.6),
+    CalibrationPoint(level=1440, opponent=1450, games=200, elo=1465.6, error=50.0),
+    CalibrationPoint(level=1563, opponent=1550, games=200, elo=1529.1, error=45.4),
+    CalibrationPoint(level=1709, opponent=1650, games=200, elo=1606.3, error=47.8),
+    CalibrationPoint(level=1838, opponent=1700, games=200, elo=1698.3, error=46.1),
 )
 """The matches behind the ``UCI_Elo`` scale (docs/strength.md has their commands and W/D/L)."""
 
@@ -234,105 +245,78 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
 Z95 = 1.959964
 """Standard deviations in a 95% half-width (a point's ``error``)."""
 
-BEND_CHI2 = 3.84
-"""How much a knee must lower the weighted squared error (chi-square, in units of the points'
-variances) before the fit uses two pieces: the 95% point of chi-square with one degree of
-freedom, for the one more slope. (The knee's level is chosen too, so the test is a little
-lenient; the knee can only sit between measured levels, which keeps it from chasing one point.)"""
+BANDWIDTHS: Tuple[float, ...] = (50, 75, 100, 150, 200, 250, 300, 400, 600, 1000, 2000, math.inf)
+"""The kernel widths (levels) ``Calibration`` chooses from; ``math.inf`` is one weighted straight
+line through all the points."""
 
 
-class LinePiece(NamedTuple):
-    """One straight piece of a calibration: ``elo = intercept + slope * level`` from ``start`` up."""
-
-    start: float
-    intercept: float
-    slope: float
-
-
-def _solve(matrix: List[List[float]], vector: List[float]) -> Optional[List[float]]:
-    """The solution of a small linear system by Gaussian elimination; None when singular."""
-    size = len(vector)
-    rows = [row[:] + [value] for row, value in zip(matrix, vector)]
-    for column in range(size):
-        pivot = max(range(column, size), key=lambda r: abs(rows[r][column]))
-        if abs(rows[pivot][column]) < 1e-12:
-            return None
-        rows[column], rows[pivot] = rows[pivot], rows[column]
-        for r in range(size):
-            if r != column:
-                factor = rows[r][column] / rows[column][column]
-                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[column])]
-    return [rows[i][size] / rows[i][i] for i in range(size)]
-
-
-def _weighted_fit(points: Sequence[CalibrationPoint], knee: Optional[int]
-                  ) -> Optional[Tuple[List[float], float]]:
-    """Weighted least squares of ``elo = a + b * level (+ c * max(0, level - knee))``: the
-    coefficients and the chi-square, or None when the points cannot determine them."""
-    def features(level: float) -> List[float]:
-        return [1.0, float(level)] + ([max(0.0, float(level - knee))] if knee is not None else [])
-
-    size = 3 if knee is not None else 2
-    matrix = [[0.0] * size for _ in range(size)]
-    vector = [0.0] * size
-    for point in points:
-        weight = 1.0 / max(point.error, 1.0) ** 2
-        row = features(point.level)
-        for i in range(size):
-            vector[i] += weight * row[i] * point.elo
-            for j in range(size):
-                matrix[i][j] += weight * row[i] * row[j]
-    coefficients = _solve(matrix, vector)
-    if coefficients is None:
+def _local_line(points: Sequence[Tuple[float, float, float]], level: float, bandwidth: float
+                ) -> Optional[Tuple[float, float]]:
+    """Weighted least squares of a straight line through ``(level, elo, weight)`` points, each
+    weight times a Gaussian kernel of the distance to ``level`` (``bandwidth`` its standard
+    deviation): (the line's Elo at ``level``, its slope), or None when the points there
+    cannot determine a line."""
+    sw = swx = swy = swxx = swxy = 0.0
+    for at, elo, weight in points:
+        x = at - level
+        if bandwidth != math.inf:
+            weight *= math.exp(-0.5 * (x / bandwidth) ** 2)
+        sw += weight
+        swx += weight * x
+        swy += weight * elo
+        swxx += weight * x * x
+        swxy += weight * x * elo
+    determinant = sw * swxx - swx * swx
+    if sw <= 0 or determinant <= 1e-9 * sw * max(swxx, 1.0):
         return None
-    # chi-square in standard deviations: a point's error is a 95% half-width
-    chi2 = sum(((point.elo - sum(c * f for c, f in zip(coefficients, features(point.level))))
-                / (max(point.error, 1.0) / Z95)) ** 2 for point in points)
-    return coefficients, chi2
+    slope = (sw * swxy - swx * swy) / determinant
+    return (swy - slope * swx) / sw, slope
 
 
 class Calibration:
-    """A weighted least-squares fit of Elo against level through calibration points: a straight
-    line, or two straight pieces joined at a knee when the points bend.
+    """Elo against level through calibration points: at each level, a straight line fitted to
+    the points weighted by 1/error² and by a Gaussian kernel of their distance in levels (local
+    linear regression), so the scale follows the points where they bend without one global
+    shape (the top levels flatten: their node budgets no longer fit a 10+0.1 clock over a whole
+    game on CPython, docs/strength.md).
 
-    The weights are 1/error². A knee sits at a measured level with two measured levels on each
-    side at least; the one that fits best is kept when it lowers the chi-square by ``bend_chi2``
-    or more and both pieces rise with the level. (The top levels bend: their node budgets no
-    longer fit a 10+0.1 clock over a whole game on CPython, docs/strength.md.)"""
+    The kernel's width is chosen from ``BANDWIDTHS`` by leave-one-out: each point predicted by
+    the fit of the others, the width whose squared misses (in units of the points' standard
+    deviations) are smallest wins, among the widths whose fit rises with the level at every
+    level measured between (a narrow kernel may chase noise into a dip; ``math.inf`` is the
+    straight line). Exact on points that lie on a line, whatever the width."""
 
     def __init__(self, points: Sequence[CalibrationPoint], model: StrengthModel = MODEL,
-                 step: int = 50, bend_chi2: float = BEND_CHI2) -> None:
+                 step: int = 50, bandwidths: Sequence[float] = BANDWIDTHS) -> None:
         """``step``: the option's range is rounded inwards to multiples of it."""
         levels = sorted({point.level for point in points})
         if len(levels) < 2:
             raise ValueError("a calibration needs points at two levels at least")
         self.model = model
-        line = _weighted_fit(points, None)
-        if line is None:
-            raise ValueError("the points do not determine a line")
-        (intercept, slope), line_chi2 = line
-        if slope <= 0:
-            raise ValueError("the calibration does not get stronger with the level")
-        pieces = [LinePiece(float("-inf"), intercept, slope)]
-        self.chi2 = line_chi2
-        """Chi-square of the fit (squared misses in units of the points' standard deviations)."""
-        best = None
-        for knee in levels[2:-2]:
-            fit = _weighted_fit(points, knee)
-            if fit is None:
-                continue
-            (a, b, c), chi2 = fit
-            if b > 0 and b + c > 0 and chi2 <= line_chi2 - bend_chi2 and (best is None or chi2 < best[1]):
-                best = (knee, chi2, a, b, c)
-        if best is not None:
-            knee, self.chi2, a, b, c = best
-            pieces = [LinePiece(float("-inf"), a, b), LinePiece(knee, a - c * knee, b + c)]
-        self.pieces: Tuple[LinePiece, ...] = tuple(pieces)
-        """The straight pieces, lowest first (the second, when there is one, starts at the knee)."""
+        # a point's error is a 95% half-width: weights in standard deviations
+        self._points = [(float(p.level), p.elo, (Z95 / max(p.error, 1.0)) ** 2) for p in points]
         self.min_level = max(model.min_level, levels[0])
         """Weakest level a match measured (no setting maps below it)."""
         self.max_level = min(model.max_level, levels[-1])
         """Strongest level a match measured (no setting maps above it)."""
+        line = _local_line(self._points, 0.0, math.inf)
+        if line is None:
+            raise ValueError("the points do not determine a line")
+        candidates = sorted((self._leave_one_out(width), i, width) for i, width in enumerate(bandwidths))
+        for chi2, _, width in candidates:
+            table = self._table(width)
+            if table is not None:
+                break
+        else:
+            raise ValueError("the calibration does not get stronger with the level")
+        self.bandwidth = width
+        """The kernel's width in levels (``math.inf``: one straight line)."""
+        self.loo_chi2 = chi2
+        """Leave-one-out chi-square at that width (what chose it)."""
+        self._elo = table
+        self.chi2 = sum((elo - self.elo_at(at)) ** 2 * weight for at, elo, weight in self._points
+                        if self.min_level <= at <= self.max_level)
+        """Chi-square of the fit at the points (squared misses in units of their standard deviations)."""
         low, high = self.elo_at(self.min_level), self.elo_at(self.max_level)
         self.min_elo = int(math.ceil(low / step - 1e-6) * step)  # 1e-6: a fit's rounding noise
         """Lowest ``UCI_Elo`` offered: the fitted strength of the weakest measured level, rounded up."""
@@ -342,36 +326,52 @@ class Calibration:
         self.default_elo = int(round(middle / step) * step)
         """``UCI_Elo`` default: the middle of the range."""
 
-    @property
-    def knee(self) -> Optional[float]:
-        """The level where the second piece starts, or None for a straight line."""
-        return self.pieces[1].start if len(self.pieces) > 1 else None
+    def _leave_one_out(self, width: float) -> float:
+        """Squared misses (in standard deviations) of each point predicted by the others' fit;
+        a point the others cannot predict (too few levels left) counts the same at every width."""
+        total = 0.0
+        for i, (at, elo, weight) in enumerate(self._points):
+            line = _local_line(self._points[:i] + self._points[i + 1:], at, width)
+            if line is not None:
+                total += (elo - line[0]) ** 2 * weight
+        return total
 
-    def piece_at(self, level: float) -> LinePiece:
-        """The piece that holds ``level``."""
-        return [piece for piece in self.pieces if piece.start <= level][-1]
+    def _table(self, width: float) -> Optional[List[float]]:
+        """The fitted Elo of every level from ``min_level`` to ``max_level``, or None when it
+        does not rise at every step (or the points cannot determine a line somewhere)."""
+        table = []
+        for level in range(self.min_level, self.max_level + 1):
+            line = _local_line(self._points, float(level), width)
+            if line is None or (table and line[0] <= table[-1]):
+                return None
+            table.append(line[0])
+        return table
 
     def elo_at(self, level: float) -> float:
-        """The fitted Elo (Stockfish's scale) of a level."""
-        piece = self.piece_at(level)
-        return piece.intercept + piece.slope * level
+        """The fitted Elo (Stockfish's scale) of a level, between measured levels; beyond them,
+        the Elo of the nearest one."""
+        position = min(max(level, self.min_level), self.max_level) - self.min_level
+        below = int(position)
+        if below + 1 >= len(self._elo):
+            return self._elo[-1]
+        return self._elo[below] + (position - below) * (self._elo[below + 1] - self._elo[below])
 
     def level_for(self, elo: float) -> int:
-        """The level whose fitted Elo is ``elo``, within the measured levels."""
-        piece = self.pieces[0]
-        for upper in self.pieces[1:]:
-            if elo >= self.elo_at(upper.start):
-                piece = upper
-        level = int(round((elo - piece.intercept) / piece.slope))
-        return max(self.min_level, min(self.max_level, level))
+        """The level whose fitted Elo is nearest ``elo``, within the measured levels."""
+        index = bisect.bisect_left(self._elo, elo)
+        if index >= len(self._elo):
+            return self.max_level
+        if index > 0 and elo - self._elo[index - 1] < self._elo[index] - elo:
+            index -= 1
+        return self.min_level + index
 
     def describe(self) -> str:
-        """The fit as text: ``Elo = a + b × level``, with the knee when there is one."""
-        first = self.pieces[0]
-        text = "Elo = %.1f + %.3f × level" % (first.intercept, first.slope)
-        for piece in self.pieces[1:]:
-            text += " up to level %d, then %.1f + %.3f × level" % (piece.start, piece.intercept, piece.slope)
-        return text
+        """The fit as text: the kernel's width and the Elo at a few levels."""
+        shape = "one weighted straight line" if self.bandwidth == math.inf else \
+            "local weighted lines, kernel width %g levels (leave-one-out)" % self.bandwidth
+        span = self.max_level - self.min_level
+        marks = sorted({self.min_level + round(span * k / 4) for k in range(5)})
+        return "%s: %s" % (shape, ", ".join("level %d = %.0f" % (level, self.elo_at(level)) for level in marks))
 
 
 UCI_ELO = Calibration(CALIBRATION)

@@ -22,8 +22,8 @@
   1000, 1000 vs 1200): Elo differences that carry the scale below the opponent's lowest
   ``UCI_Elo`` down from the calibrated points.
 * ``fit``: the points of the given folders (chains anchored at the measured Elo of their top
-  level, else the line through the Stockfish points there), the weighted line of
-  ``engine.strength.Calibration``, a table per point, the ``UCI_Elo`` range and the text of a
+  level, else the fit through the Stockfish points there), the fit of
+  ``engine.strength.Calibration`` (local weighted lines), a table per point, the ``UCI_Elo`` range and the text of a
   new ``CALIBRATION`` tuple (``--write``: put it into engine/strength.py in place).
 * ``check``: the issue's acceptance test: per setting, does Pruner at ``UCI_Elo`` X score
   50% ± 5% against the opponent at X (over at least ``--min-games``)? With ``--fitted``, the
@@ -559,8 +559,8 @@ def _line_spread(points: Sequence[Tuple[float, float, float]]) -> Tuple[float, f
 
 def anchor_elo(level: int, points: Sequence[CalibrationPoint]) -> Optional[Tuple[float, float]]:
     """Elo (± 95%) of a level from measured points: their weighted mean when some are at that
-    level, else the fit ``UCI_Elo`` would use (``Calibration``: a line, or two pieces) at it,
-    with the error of the weighted straight line there (the knee's own uncertainty left out);
+    level, else the fit ``UCI_Elo`` would use (``Calibration``, local lines) at it, with the
+    error of one weighted straight line there (the local fit's own uncertainty left out);
     None when there is neither."""
     sigmas = [(p.level, p.elo, max(p.error, 1.0) / Z95) for p in points]
     here = [(elo, sigma) for at, elo, sigma in sigmas if at == level]
@@ -720,8 +720,8 @@ def command_fit(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             "%.0f ± %.0f" % (point.elo, point.error), calibration.elo_at(point.level), verdict))
     if kept:
         print("and the %d points of the CALIBRATION before (--add)" % len(kept))
-    print("fit: %s (weighted by 1/error², %d points, chi-square %.1f)"
-          % (calibration.describe(), len(kept) + len(points), calibration.chi2))
+    print("fit: %s (weighted by 1/error², %d points, chi-square %.1f, leave-one-out %.1f)"
+          % (calibration.describe(), len(kept) + len(points), calibration.chi2, calibration.loo_chi2))
     print("UCI_Elo: %d to %d, default %d (levels %d-%d)" % (calibration.min_elo, calibration.max_elo,
                                                            calibration.default_elo, MODEL.min_level, MODEL.max_level))
     text = tuple_text(points, [r for r, _ in pairs], args.dirs, kept)
