@@ -302,8 +302,11 @@ class Calibration:
         line = _local_line(self._points, 0.0, math.inf)
         if line is None:
             raise ValueError("the points do not determine a line")
-        candidates = sorted((self._leave_one_out(width), i, width) for i, width in enumerate(bandwidths))
-        for chi2, _, width in candidates:
+        misses = [(self._leave_one_out(width), width) for width in bandwidths]
+        scale = max(min(chi2 for chi2, _ in misses), 1e-9)  # finite: the straight line always predicts
+        # ties (with three levels every width leaves the same misses): the wider kernel, the simpler fit
+        candidates = sorted(misses, key=lambda miss: (round(miss[0] / scale, 6), -miss[1]))
+        for chi2, width in candidates:
             table = self._table(width)
             if table is not None:
                 break
@@ -328,12 +331,16 @@ class Calibration:
 
     def _leave_one_out(self, width: float) -> float:
         """Squared misses (in standard deviations) of each point predicted by the others' fit;
-        a point the others cannot predict (too few levels left) counts the same at every width."""
+        a point not even a straight line through the others can predict (one level left) counts
+        nothing at any width, and a width too narrow to predict the others makes them infinite."""
         total = 0.0
         for i, (at, elo, weight) in enumerate(self._points):
-            line = _local_line(self._points[:i] + self._points[i + 1:], at, width)
+            others = self._points[:i] + self._points[i + 1:]
+            line = _local_line(others, at, width)
             if line is not None:
                 total += (elo - line[0]) ** 2 * weight
+            elif _local_line(others, at, math.inf) is not None:
+                return math.inf
         return total
 
     def _table(self, width: float) -> Optional[List[float]]:
@@ -348,8 +355,12 @@ class Calibration:
         return table
 
     def elo_at(self, level: float) -> float:
-        """The fitted Elo (Stockfish's scale) of a level, between measured levels; beyond them,
-        the Elo of the nearest one."""
+        """The fitted Elo (Stockfish's scale) of a level; beyond the measured levels, the local
+        line there extended (a chain anchored below them needs it; no setting maps there)."""
+        if not self.min_level <= level <= self.max_level:
+            line = _local_line(self._points, float(level), self.bandwidth)
+            if line is not None:
+                return line[0]
         position = min(max(level, self.min_level), self.max_level) - self.min_level
         below = int(position)
         if below + 1 >= len(self._elo):

@@ -1,6 +1,7 @@
 """UCI_LimitStrength / UCI_Elo: the strength model (engine/strength.py); its use by the loop is
 tested in tests/uci/test_engine_options.py."""
 
+import math
 import random
 
 import chess
@@ -111,9 +112,10 @@ def point(level, elo, error=100.0):
 
 def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached():
     exact = Calibration([point(800, 1100), point(1400, 1400), point(2000, 1700)])
-    assert len(exact.pieces) == 1 and exact.knee is None
-    assert exact.pieces[0].slope == pytest.approx(0.5) and exact.pieces[0].intercept == pytest.approx(700)
-    assert exact.describe() == "Elo = 700.0 + 0.500 × level"
+    # Three levels: every kernel width predicts each point alike, and the widest (a line) wins.
+    assert exact.bandwidth == math.inf and exact.chi2 == pytest.approx(0, abs=1e-6)
+    assert exact.describe() == ("one weighted straight line: level 800 = 1100, level 1100 = 1250, "
+                                "level 1400 = 1400, level 1700 = 1550, level 2000 = 1700")
     assert (exact.min_elo, exact.max_elo, exact.default_elo) == (1100, 1700, 1400)
     assert exact.level_for(1400) == 1400 and exact.level_for(1250) == 1100
     assert exact.level_for(0) == 800 and exact.level_for(5000) == MODEL.max_level
@@ -121,6 +123,7 @@ def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached()
     middle = Calibration([point(1000, 1200), point(1600, 1500)])
     assert (middle.min_level, middle.max_level, middle.min_elo, middle.max_elo) == (1000, 1600, 1200, 1500)
     assert middle.level_for(900) == 1000 and middle.level_for(2000) == 1600
+    assert middle.elo_at(700) == pytest.approx(1050) and middle.elo_at(1900) == pytest.approx(1650)  # the line extended
     # The range is rounded inwards: never a setting beyond what the line reaches.
     inner = Calibration([point(800, 1111), point(2000, 1789)])
     assert (inner.min_elo, inner.max_elo) == (1150, 1750)
@@ -134,28 +137,31 @@ def test_calibration_fits_a_weighted_line_and_offers_only_the_range_it_reached()
         Calibration([point(1400, 1500), point(1400, 1600)])  # one level only
 
 
-def test_calibration_bends_at_a_knee_only_when_the_points_do():
-    # Precise points on 0.8 per level up to 1600, then 0.2 per level.
+def test_calibration_follows_the_points_where_they_bend_and_a_line_where_they_scatter():
+    # Precise points on 0.8 per level up to 1600, then 0.2 per level: a narrow kernel follows them.
     bent = Calibration(bent_points(20))
-    assert bent.knee == 1600 and bent.chi2 == pytest.approx(0, abs=1e-6)
-    assert [piece.slope for piece in bent.pieces] == [pytest.approx(0.8), pytest.approx(0.2)]
-    assert bent.elo_at(1600) == pytest.approx(1380) and bent.elo_at(1900) == pytest.approx(1440)
-    assert bent.describe() == "Elo = 100.0 + 0.800 × level up to level 1600, then 1060.0 + 0.200 × level"
-    # level_for inverts the fit on both pieces, and the range is what the pieces reach.
-    assert bent.level_for(1380) == 1600 and bent.level_for(1300) == 1500 and bent.level_for(1420) == 1800
+    assert bent.bandwidth <= 100
+    assert bent.elo_at(1200) == pytest.approx(1060, abs=1) and bent.elo_at(1900) == pytest.approx(1440, abs=1)
+    assert bent.elo_at(1600) == pytest.approx(1380, abs=15)
+    # level_for inverts the fit, and the range is what it reaches.
+    assert bent.level_for(1060) == 1200 and bent.level_for(1440) == 1900
     assert (bent.min_elo, bent.max_elo) == (900, 1450)
+    steepest = max(bent.elo_at(level + 1) - bent.elo_at(level) for level in range(1000, 1950))
     for elo in range(bent.min_elo, bent.max_elo + 1, 10):
-        assert bent.elo_at(bent.level_for(elo)) == pytest.approx(elo, abs=0.8)
-    # The same bend inside wide error bars is no evidence: one straight line.
-    vague = Calibration(bent_points(400))
-    assert vague.knee is None and len(vague.pieces) == 1
-    # A knee needs two measured levels on each side: four levels make a line.
-    four = Calibration([point(1000, 900, 20), point(1400, 1220, 20), point(1600, 1380, 20), point(1950, 1450, 20)])
-    assert four.knee is None
-    # A second piece that falls is never used.
+        assert bent.elo_at(bent.level_for(elo)) == pytest.approx(elo, abs=steepest)
+    # Points scattered about a line within their error bars: the straight line predicts them best.
+    scatter = (30, -30, 25, -35, 30, -25, 35, -30)
+    scattered = Calibration([point(700 + 150 * i, 1050 + 75 * i + miss) for i, miss in enumerate(scatter)])
+    assert scattered.bandwidth == math.inf
+    # A fit that would fall somewhere is never used: a wider kernel, rising everywhere, is.
     falling = Calibration([point(level, 100 + 0.8 * level if level <= 1600 else 2660 - 0.8 * level, 20)
                            for level in (1000, 1200, 1400, 1600, 1800, 1950)])
-    assert falling.knee is None
+    assert falling.bandwidth > 100
+    assert all(falling.elo_at(level + 1) > falling.elo_at(level) for level in range(1000, 1950))
+    # A narrow kernel that cannot predict a point from the others is not chosen for it.
+    sparse = Calibration([point(800, 1100, 20), point(1400, 1600, 300), point(2000, 1700, 20)],
+                         bandwidths=(150, 2000))
+    assert sparse.bandwidth == 2000
 
 
 def bent_points(error):

@@ -86,8 +86,10 @@ def test_uci_elo_option_declares_the_calibrated_range_and_maps_to_levels():
     weakest, strongest = limit_for_uci_elo(UCI_ELO.min_elo), limit_for_uci_elo(UCI_ELO.max_elo)
     assert weakest.level < limit_for_uci_elo(UCI_ELO.default_elo).level < strongest.level
     # Every setting maps to a level whose fitted strength is that setting (within rounding).
+    steepest = max(UCI_ELO.elo_at(level + 1) - UCI_ELO.elo_at(level)
+                   for level in range(UCI_ELO.min_level, UCI_ELO.max_level))
     for elo in range(UCI_ELO.min_elo, UCI_ELO.max_elo + 1, 50):
-        assert UCI_ELO.elo_at(limit_for_uci_elo(elo).level) == pytest.approx(elo, abs=max(piece.slope for piece in UCI_ELO.pieces))
+        assert UCI_ELO.elo_at(limit_for_uci_elo(elo).level) == pytest.approx(elo, abs=steepest)
 
 
 # -- the searcher behind the loop -------------------------------------------------------------
