@@ -10,6 +10,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -400,3 +401,16 @@ def test_a_chain_is_anchored_on_the_fit_uci_elo_uses():
     elo, error = calibrate.anchor_elo(1900, bent)
     assert elo == pytest.approx(fit.elo_at(1900)) and elo == pytest.approx(1440, abs=1) and 0 < error < 40
     assert calibrate.anchor_elo(1400, bent[:1]) is None  # one level: no fit
+
+
+def test_output_cut_short_by_its_reader_ends_without_a_traceback(tmp_path):
+    # `calibrate.py check ... | head -1`: the pipe closes while the table is printed. The table
+    # (a line per setting) outgrows a pipe's buffer, so the write fails whatever the timing.
+    for setting in range(1000, 2000):  # about 80 kB
+        point_file(tmp_path, "point-elo%d" % setting, setting, 0.0, setting=setting, opponent=setting)
+    reader = subprocess.Popen([sys.executable, os.path.join(ROOT, "scripts", "calibrate.py"), "check", str(tmp_path)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    reader.stdout.readline()
+    reader.stdout.close()  # the reader goes away after one line
+    error = reader.stderr.read().decode()
+    assert reader.wait(timeout=60) == 1 and "Traceback" not in error and "BrokenPipe" not in error
