@@ -303,7 +303,7 @@ class Calibration:
         if line is None:
             raise ValueError("the points do not determine a line")
         misses = [(self._leave_one_out(width), width) for width in bandwidths]
-        scale = max(min(chi2 for chi2, _ in misses), 1e-9)  # finite: the straight line always predicts
+        scale = max(min([chi2 for chi2, _ in misses if chi2 != math.inf], default=0.0), 1e-9)
         # ties (with three levels every width leaves the same misses): the wider kernel, the simpler fit
         candidates = sorted(misses, key=lambda miss: (round(miss[0] / scale, 6), -miss[1]))
         for chi2, width in candidates:
@@ -311,7 +311,7 @@ class Calibration:
             if table is not None:
                 break
         else:
-            raise ValueError("the calibration does not get stronger with the level")
+            raise ValueError("no kernel width gives a fit that gets stronger with the level")
         self.bandwidth = width
         """The kernel's width in levels (``math.inf``: one straight line)."""
         self.loo_chi2 = chi2
