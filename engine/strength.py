@@ -225,9 +225,6 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
     CalibrationPoint(level=600, opponent=926, games=200, elo=766.2, error=85.5, against_level=800),
     CalibrationPoint(level=400, opponent=766, games=200, elo=602.1, error=101.4, against_level=600),
     CalibrationPoint(level=200, opponent=602, games=200, elo=413.6, error=114.3, against_level=400),
-    # scripts/calibrate.py fit check4 check5
-    # (2026-11-26, commit 7d8885f, d07678c, tc 10+0.1): Pruner at a level against Stockfish at
-    # UCI_Elo=opponent, or (against_level) against Pruner at that level.
     CalibrationPoint(level=1317, opponent=1350, games=200, elo=1356.9, error=48.5),
     CalibrationPoint(level=1440, opponent=1450, games=200, elo=1479.6, error=50.8),
     CalibrationPoint(level=1563, opponent=1550, games=200, elo=1522.1, error=47.0),
@@ -238,6 +235,13 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
     CalibrationPoint(level=1563, opponent=1550, games=200, elo=1529.1, error=45.4),
     CalibrationPoint(level=1709, opponent=1650, games=200, elo=1606.3, error=47.8),
     CalibrationPoint(level=1838, opponent=1700, games=200, elo=1698.3, error=46.1),
+    # scripts/calibrate.py fit check6
+    # (2026-11-26, commit f9dd272, tc 10+0.1): Pruner at a level against Stockfish at
+    # UCI_Elo=opponent, or (against_level) against Pruner at that level.
+    CalibrationPoint(level=1445, opponent=1450, games=200, elo=1491.9, error=42.3),
+    CalibrationPoint(level=1587, opponent=1550, games=200, elo=1604.3, error=46.0),
+    CalibrationPoint(level=1745, opponent=1650, games=200, elo=1681.4, error=49.9),
+    CalibrationPoint(level=1929, opponent=1750, games=200, elo=1813.2, error=50.5),
 )
 """The matches behind the ``UCI_Elo`` scale (docs/strength.md has their commands and W/D/L)."""
 
