@@ -216,6 +216,9 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
     CalibrationPoint(level=1478, opponent=1450, games=200, elo=1491.9, error=47.7),
     CalibrationPoint(level=1665, opponent=1550, games=200, elo=1657.5, error=45.2),
     CalibrationPoint(level=1946, opponent=1700, games=200, elo=1738.4, error=44.8),
+    # scripts/calibrate.py fit check3 chain
+    # (2026-11-25, commit d77d650, f10aba2, tc 10+0.1, 30+0.3): Pruner at a level against Stockfish at
+    # UCI_Elo=opponent, or (against_level) against Pruner at that level.
     CalibrationPoint(level=1283, opponent=1350, games=200, elo=1283.2, error=50.3),
     CalibrationPoint(level=1423, opponent=1450, games=200, elo=1416.9, error=47.3),
     CalibrationPoint(level=1563, opponent=1550, games=200, elo=1563.9, error=47.2),
@@ -225,6 +228,9 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
     CalibrationPoint(level=600, opponent=926, games=200, elo=766.2, error=85.5, against_level=800),
     CalibrationPoint(level=400, opponent=766, games=200, elo=602.1, error=101.4, against_level=600),
     CalibrationPoint(level=200, opponent=602, games=200, elo=413.6, error=114.3, against_level=400),
+    # scripts/calibrate.py fit check4 check5
+    # (2026-11-26, commit 7d8885f, d07678c, tc 10+0.1): Pruner at a level against Stockfish at
+    # UCI_Elo=opponent, or (against_level) against Pruner at that level.
     CalibrationPoint(level=1317, opponent=1350, games=200, elo=1356.9, error=48.5),
     CalibrationPoint(level=1440, opponent=1450, games=200, elo=1479.6, error=50.8),
     CalibrationPoint(level=1563, opponent=1550, games=200, elo=1522.1, error=47.0),

@@ -625,15 +625,15 @@ def point_text(point: CalibrationPoint) -> str:
 
 
 def tuple_text(points: Sequence[CalibrationPoint], results: Sequence[Result], dirs: Sequence[str],
-               kept: Sequence[CalibrationPoint] = ()) -> str:
+               kept: str = "") -> str:
+    """The ``CALIBRATION`` tuple's text: ``kept`` (the lines of the tuple before, ``fit --add``,
+    as they were, comments on where each point came from included), then the new points under a
+    comment naming their folders, commits, dates and time controls."""
     commits = sorted({_meta(r.path).get("commit") or "?" for r in results})
     tcs = sorted({_meta(r.path).get("tc") or "?" for r in results})
     dates = sorted({_meta(r.path).get("date") or "?" for r in results})
     when = dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1])
-    lines = ["CALIBRATION: Tuple[CalibrationPoint, ...] = ("]
-    if kept:
-        lines.append("    # kept from the CALIBRATION before (fit --add; docs/strength.md has their matches)")
-        lines += [point_text(point) for point in kept]
+    lines = ["CALIBRATION: Tuple[CalibrationPoint, ...] = ("] + kept.splitlines()
     lines += [
              "    # scripts/calibrate.py fit %s" % " ".join(os.path.basename(os.path.normpath(d)) for d in dirs),
              "    # (%s, commit %s, tc %s): Pruner at a level against Stockfish at" % (when, ", ".join(commits),
@@ -654,13 +654,25 @@ def _meta(path: str) -> Dict[str, Any]:
     return _META_CACHE[path]
 
 
-def write_tuple(path: str, text: str) -> None:
-    """Replace the ``CALIBRATION`` tuple of ``path`` by ``text``, keeping the rest of the file."""
+def _tuple_span(path: str) -> Tuple[str, Any]:
+    """The text of a strength file and the match of its ``CALIBRATION`` tuple."""
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
     found = TUPLE_START.search(source)
     if found is None:
         raise ValueError("%s: no 'CALIBRATION: Tuple[CalibrationPoint, ...] = (' ... ')' found" % path)
+    return source, found
+
+
+def tuple_body(path: str) -> str:
+    """The lines inside the ``CALIBRATION`` tuple of a strength file, comments included."""
+    source, found = _tuple_span(path)
+    return "".join(found.group(0).splitlines(True)[1:-1])
+
+
+def write_tuple(path: str, text: str) -> None:
+    """Replace the ``CALIBRATION`` tuple of ``path`` by ``text``, keeping the rest of the file."""
+    source, found = _tuple_span(path)
     source = source[:found.start()] + text + source[found.end():]
     with open(path + ".tmp", "w", encoding="utf-8") as handle:
         handle.write(source)
@@ -689,9 +701,11 @@ def command_fit(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     except ValueError as exc:
         parser.error(str(exc))
     kept: List[CalibrationPoint] = []
+    kept_text = ""
     if args.add:
         try:
             kept = list(current_points(args.strength_file))
+            kept_text = tuple_body(args.strength_file)
         except (OSError, ValueError, SyntaxError, AttributeError) as exc:
             parser.error("--add: cannot read CALIBRATION from %s: %s" % (args.strength_file, exc))
     pairs, notes = build_points(results, use_chain=not args.no_chain, known=kept)
@@ -724,7 +738,7 @@ def command_fit(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
           % (calibration.describe(), len(kept) + len(points), calibration.chi2, calibration.loo_chi2))
     print("UCI_Elo: %d to %d, default %d (levels %d-%d)" % (calibration.min_elo, calibration.max_elo,
                                                            calibration.default_elo, MODEL.min_level, MODEL.max_level))
-    text = tuple_text(points, [r for r, _ in pairs], args.dirs, kept)
+    text = tuple_text(points, [r for r, _ in pairs], args.dirs, kept_text)
     print()
     print(text, end="")
     if args.write:

@@ -375,11 +375,17 @@ def test_add_fits_the_new_points_with_the_tuple_before_and_keeps_both(capsys, tm
     shutil.copy(os.path.join(ROOT, "engine", "strength.py"), copy)
     before = calibrate.current_points(str(copy))
     assert len(before) >= 2
+    # a tuple whose comments say where its points came from
+    body = calibrate.tuple_body(str(copy)).replace("CalibrationPoint(", "# from match 7\n    CalibrationPoint(", 1)
+    calibrate.write_tuple(str(copy), "CALIBRATION: Tuple[CalibrationPoint, ...] = (\n%s)\n" % body)
     code, text = run_cli(capsys, "fit", results, "--add", "--write", "--strength-file", copy)
     assert code == 0 and "and the %d points of the CALIBRATION before (--add)" % len(before) in text
     after = calibrate.current_points(str(copy))
     assert after[:len(before)] == before and after[len(before):] == (
         CalibrationPoint(level=1500, opponent=1550, games=200, elo=1550.0, error=50.0),)
+    # The tuple before is kept as it was, its comments included; the new point follows under its own.
+    written = calibrate.tuple_body(str(copy))
+    assert written.startswith(body) and "# scripts/calibrate.py fit results" in written[len(body):]
     expected = Calibration(list(after))
     assert "fit: %s (" % expected.describe() in text
     # Without --add the folder's point alone cannot make a line.
