@@ -50,7 +50,7 @@ def _fit(args: argparse.Namespace) -> int:
     start = time.monotonic()
     result = fit.fit_file(args.positions, iterations=args.iterations, seed=args.seed, step=args.step,
                           k=args.k, groups=args.groups, holdout=args.holdout, report=print, l2=args.l2,
-                          patience=args.patience)
+                          patience=args.patience, method=args.method, rate=args.rate)
     fit.save(result, args.output)
     print("fit: %.0f s -> %s" % (time.monotonic() - start, args.output))
     return 0
@@ -89,7 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     fit = commands.add_parser("fit", help="fit K, then the weights (mean squared error of sigmoid(K*eval))")
     fit.add_argument("positions", help="the CSV of extract")
     fit.add_argument("-o", "--output", required=True, metavar="FILE.json", help="fitted weights and figures")
-    fit.add_argument("--iterations", type=int, default=3, help="passes of coordinate descent over the weights")
+    fit.add_argument("--method", choices=("coordinate", "gradient"), default="coordinate",
+                     help="coordinate: one weight at a time by whole centipawns (Texel's); "
+                          "gradient: all weights at once by Adam, rounded at the end")
+    fit.add_argument("--iterations", type=int, default=3,
+                     help="passes of coordinate descent over the weights, or epochs of the gradient method")
+    fit.add_argument("--rate", type=float, default=1.0, help="the gradient method's step size (centipawns)")
     fit.add_argument("--seed", type=int, default=1, help="seed of the order the weights are tried in")
     fit.add_argument("--step", type=int, default=1, help="first step size in centipawns")
     fit.add_argument("--k", type=float, help="use this K instead of fitting it")

@@ -68,6 +68,10 @@ class FitResult:
     patience: int = 0
     best_pass: int = 0
     """The pass whose weights are the result (the last one, unless ``patience`` stopped early)."""
+    method: str = "coordinate"
+    """``coordinate`` (this module) or ``gradient`` (``tunelib.gradient``: passes are epochs)."""
+    rate: float = 0.0
+    """The gradient method's step size (Adam's learning rate, centipawns); 0 for coordinate descent."""
 
 
 def error(scores: Sequence[int], labels: Sequence[float], k: float) -> float:
@@ -182,11 +186,9 @@ def _scores(positions: List[features.Features], weights: Sequence[int]) -> List[
     return [features.white_score(f, weights, params.TEMPO_INDEX) for f in positions]
 
 
-def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: int = 3, seed: int = 1,
-        step: int = 1, k: Optional[float] = None, groups: str = "all", holdout: int = 10,
-        positions_file: str = "", report: Callable[[str], None] = lambda line: None, l2: float = 0.0,
-        patience: int = 0) -> FitResult:
-    """Fit K (unless given), then the weights in ``groups`` to the (fen, label, game) rows."""
+def split(rows: List[Tuple[str, float, int]], holdout: int, report: Callable[[str], None] = lambda line: None
+          ) -> Tuple[List[features.Features], List[float], List[features.Features], List[float]]:
+    """The rows' features and labels to fit, then those held out (every ``holdout``-th game)."""
     train: List[features.Features] = []
     train_labels: List[float] = []
     test: List[features.Features] = []
@@ -200,6 +202,15 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
             train_labels.append(label)
     report("positions: %d to fit, %d held out%s"
            % (len(train), len(test), " (every %d-th game)" % holdout if holdout else ""))
+    return train, train_labels, test, test_labels
+
+
+def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: int = 3, seed: int = 1,
+        step: int = 1, k: Optional[float] = None, groups: str = "all", holdout: int = 10,
+        positions_file: str = "", report: Callable[[str], None] = lambda line: None, l2: float = 0.0,
+        patience: int = 0) -> FitResult:
+    """Fit K (unless given), then the weights in ``groups`` to the (fen, label, game) rows."""
+    train, train_labels, test, test_labels = split(rows, holdout, report)
     weights = list(initial)
     if k is None:
         k = find_k(_scores(train, weights), train_labels)
@@ -251,8 +262,15 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
 
 def fit_file(path: str, iterations: int = 3, seed: int = 1, step: int = 1, k: Optional[float] = None,
              groups: str = "all", holdout: int = 10, report: Callable[[str], None] = lambda line: None,
-             l2: float = 0.0, patience: int = 0) -> FitResult:
-    """``fit`` on an ``extract`` CSV, from the current weights (engine/weights.py)."""
+             l2: float = 0.0, patience: int = 0, method: str = "coordinate", rate: float = 1.0) -> FitResult:
+    """``fit`` (or, with ``method="gradient"``, ``tunelib.gradient.fit_gradient`` with
+    ``iterations`` epochs) on an ``extract`` CSV, from the current weights (engine/weights.py)."""
+    if method == "gradient":
+        from tunelib import gradient
+        return gradient.fit_gradient(read_csv(path), params.current(), iterations, rate, k, groups, holdout, path,
+                                     report, l2, patience)
+    if method != "coordinate":
+        raise ValueError("unknown method %r (coordinate or gradient)" % method)
     return fit(read_csv(path), params.current(), iterations, seed, step, k, groups, holdout, path, report, l2,
                patience)
 

@@ -94,10 +94,14 @@ def load(path: str) -> dict:
 
 def source_line(data: dict) -> str:
     """The ``SOURCE`` of a tuned module: the fit's data and figures."""
-    line = ("scripts/tune.py fit on %s (%d positions, K %.6f, seed %d, weights of pass %d of %d): "
-            "mean squared error %.6f -> %.6f" % (data["positions_file"], data["positions"], data["k"], data["seed"],
-                                                  data.get("best_pass", data["passes"]), data["passes"],
-                                                  data["error_before"], data["error_after"]))
+    if data.get("method", "coordinate") == "gradient":
+        how = "--method gradient --rate %g, weights of epoch %d of %d" % (
+            data["rate"], data.get("best_pass", data["passes"]), data["passes"])
+    else:
+        how = "seed %d, weights of pass %d of %d" % (data["seed"], data.get("best_pass", data["passes"]),
+                                                     data["passes"])
+    line = ("scripts/tune.py fit on %s (%d positions, K %.6f, %s): mean squared error %.6f -> %.6f"
+            % (data["positions_file"], data["positions"], data["k"], how, data["error_before"], data["error_after"]))
     if data.get("holdout_before") is not None:
         line += ", held out (%d positions) %.6f -> %.6f" % (data["holdout_positions"], data["holdout_before"],
                                                            data["holdout_after"])

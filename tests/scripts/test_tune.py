@@ -267,3 +267,66 @@ def test_gen_runs_a_match_py_self_play_command():
     assert args.option1 != args.option2  # the two sides must not play the same game twice
     assert args.dir1 == args.dir2 == "/tmp/frozen"
     assert gen.describe(argv).startswith("python3 scripts/match.py --engine 'pypy3 -m protocol'")
+
+
+def test_the_gradient_is_the_errors_slope():
+    # Finite differences of the real-valued error against the analytic gradient, weight by weight.
+    from tunelib import gradient
+    rows = _synthetic(params.current(), k=0.005, n_games=3, seed=17)
+    labels = [1.0 if i % 3 else 0.0 for i in range(len(rows))]
+    linear, shares, signs = gradient._linear([features.extract(chess.Board(fen)) for fen, _, _ in rows])
+    weights = [float(w) for w in params.current()]
+    _, grad = gradient.loss_and_gradient(linear, shares, signs, labels, weights, 0.005)
+    for name in ("MG_VALUE[2]", "EG_VALUE[4]", "MG_TABLES[1][36]", "EG_TABLES[6][60]", "PASSED_EG[5]", "TEMPO"):
+        i = params.NAMES.index(name)
+        up, down = list(weights), list(weights)
+        up[i] += 0.01
+        down[i] -= 0.01
+        slope = (gradient.loss_and_gradient(linear, shares, signs, labels, up, 0.005)[0]
+                 - gradient.loss_and_gradient(linear, shares, signs, labels, down, 0.005)[0]) / 0.02
+        assert grad[i] != 0.0 and abs(slope - grad[i]) < 1e-4 * abs(grad[i]) + 1e-12, name
+
+
+def test_the_gradient_method_recovers_known_weights_and_leaves_the_others():
+    from tunelib import gradient
+    true = params.current()
+    true[params.TEMPO_INDEX] = 40
+    knight = params.NAMES.index("EG_VALUE[2]")
+    true[knight] += 50
+    rows = _synthetic(true, k=0.006)
+    result = gradient.fit_gradient(rows, params.current(), epochs=150, rate=2.0, k=0.006,
+                                   groups="material,tempo", holdout=0)
+    assert abs(result.weights[params.TEMPO_INDEX] - 40) <= 2
+    assert abs(result.weights[knight] - true[knight]) <= 5
+    tuned = set(params.group_indices("material,tempo"))
+    assert all(w == c for i, (w, c) in enumerate(zip(result.weights, params.current())) if i not in tuned)
+    assert result.error_after < result.error_before and result.method == "gradient"
+    # A ridge penalty far above what the data can pay for keeps the weights where they were.
+    held = gradient.fit_gradient(rows, params.current(), epochs=30, rate=2.0, k=0.006, groups="tempo",
+                                 holdout=0, l2=1.0)
+    assert held.weights == params.current()
+
+
+def test_the_gradient_method_with_patience_keeps_its_best_epoch_and_is_reproducible(tmp_path):
+    rows = _synthetic(params.current(), k=0.005, n_games=12, seed=13)
+    rng = random.Random(2)
+    csv_path = tmp_path / "positions.csv"
+    with open(csv_path, "w") as handle:
+        extract.write_csv(((fen, float(rng.random() < label), i // 20, 0) for i, (fen, label, _) in enumerate(rows)),
+                          handle)
+    outputs = []
+    for name in ("a.json", "b.json"):
+        assert tune.main(["fit", str(csv_path), "-o", str(tmp_path / name), "--method", "gradient",
+                          "--iterations", "60", "--rate", "3", "--holdout", "3", "--patience", "3"]) == 0
+        outputs.append((tmp_path / name).read_bytes())
+    assert outputs[0] == outputs[1]
+    data = json.loads(outputs[0])
+    assert data["method"] == "gradient" and data["rate"] == 3.0
+    # Noisy labels: the held-out error turns up after a few epochs (epoch 2 with this data) and
+    # the fit stops `patience` epochs after its best one, keeping that epoch's weights.
+    assert data["best_pass"] + 3 == data["passes"] < 60
+    assert data["holdout_after"] < data["holdout_before"]
+    out = tmp_path / "weights.py"
+    assert tune.main(["write", str(tmp_path / "a.json"), "-o", str(out)]) == 0
+    assert "--method gradient --rate 3, weights of epoch %d of %d" % (data["best_pass"], data["passes"]) \
+        in out.read_text().replace('"\n          "', "")
