@@ -14,7 +14,7 @@ from typing import List, Tuple
 
 import chess
 
-from engine import weights
+from engine import eval_terms, weights
 
 PHASE_INC = (0, 0, 1, 1, 2, 4, 0)
 """Game-phase weight per piece type (index by python-chess piece type; 0 is unused)."""
@@ -77,22 +77,7 @@ ROOK_OPEN_FILE = weights.ROOK_OPEN_FILE
 ROOK_SEMI_OPEN_FILE = weights.ROOK_SEMI_OPEN_FILE
 
 
-def _passed_masks(color: bool) -> List[int]:
-    """Squares in front of a pawn on its own and adjacent files (no enemy pawn there = passed)."""
-    masks = []
-    for sq in range(64):
-        file, rank = sq & 7, sq >> 3
-        ranks = range(rank + 1, 8) if color else range(0, rank)
-        mask = 0
-        for r in ranks:
-            for f in (file - 1, file, file + 1):
-                if 0 <= f < 8:
-                    mask |= chess.BB_SQUARES[r * 8 + f]
-        masks.append(mask)
-    return masks
-
-
-_PASSED = (_passed_masks(chess.BLACK), _passed_masks(chess.WHITE))
+_PASSED = eval_terms.PASSED_SPANS
 _ADJACENT_FILES = [(chess.BB_FILES[f - 1] if f > 0 else 0) | (chess.BB_FILES[f + 1] if f < 7 else 0) for f in range(8)]
 _FILES = chess.BB_FILES
 _scan = chess.scan_forward
@@ -185,7 +170,18 @@ def positional(board: chess.Board) -> Tuple[int, int]:
     mg, eg = pawn_structure(white_pawns, black_pawns)
     wmg, weg = _pieces(board, chess.WHITE, pawns, white_pawns)
     bmg, beg = _pieces(board, chess.BLACK, pawns, black_pawns)
-    return mg + wmg - bmg, eg + weg - beg
+    mg += wmg - bmg
+    eg += weg - beg
+    if _EXTRA:
+        emg, eeg = eval_terms.board_score(board)
+        mg += emg
+        eg += eeg
+    return mg, eg
+
+
+_EXTRA = eval_terms.ENABLED
+"""Whether the candidate terms of ``engine.eval_terms`` count (some weight of theirs is not
+zero); false with today's weights, so neither evaluation calls that module."""
 
 
 def blend(board: chess.Board, mg: int, eg: int, phase: int) -> int:
@@ -311,6 +307,8 @@ def evaluate_position(pos) -> int:
                 count = _count(on_half_open)
                 mg -= _SEMI_OPEN_MG * count
                 eg -= _SEMI_OPEN_EG * count
+    if _EXTRA:
+        mg, eg = _extra_position(pos, mg, eg)
     phase = pos.phase
     if phase > 24:
         phase = 24
@@ -320,6 +318,22 @@ def evaluate_position(pos) -> int:
 
 
 assert PHASE_MAX == 24  # written out in evaluate_position
+
+
+def _extra_position(pos, mg: int, eg: int) -> Tuple[int, int]:
+    """``mg`` and ``eg`` plus the candidate terms (``engine.eval_terms``) of a Position."""
+    full = chess.BB_ALL  # the Position's bitboards are signed; eval_terms reads unsigned ones
+    bb = pos.bb
+    white = pos.occ[1] & full
+    black = pos.occ[0] & full
+    pawns, knights, rooks = bb[1] & full, bb[2] & full, bb[4] & full
+    pieces = (bb[2] | bb[3] | bb[4] | bb[5]) & full
+    kings = pos.king_squares
+    wmg, weg = eval_terms.score(eval_terms.side_counts(
+        True, pawns & white, pawns & black, knights & white, rooks & white, pieces & black, black, kings[1], kings[0]))
+    bmg, beg = eval_terms.score(eval_terms.side_counts(
+        False, pawns & black, pawns & white, knights & black, rooks & black, pieces & white, white, kings[0], kings[1]))
+    return mg + wmg - bmg, eg + weg - beg
 
 
 # -- the evaluation term by term (the UCI ``eval`` command) ------------------------------------
@@ -405,19 +419,28 @@ def _side_terms(board: chess.Board, color: bool):
             rooks[0] += ROOK_SEMI_OPEN_FILE[0]
             rooks[1] += ROOK_SEMI_OPEN_FILE[1]
     pawn = _pawn_terms(own_pawns, pawns & board.occupied_co[not color], color)
-    return (tuple(material), tuple(squares), pawn[0:2], pawn[2:4], pawn[4:6], pair, tuple(rooks)), phase
+    terms = (tuple(material), tuple(squares), pawn[0:2], pawn[2:4], pawn[4:6], pair, tuple(rooks))
+    if _EXTRA:
+        counts = eval_terms.board_counts(board, color)
+        terms += tuple((weight[0] * count, weight[1] * count) for weight, count in zip(eval_terms.WEIGHTS, counts))
+    return terms, phase
 
 
 TERM_NAMES = ("Material", "Piece-square", "Passed pawns", "Isolated pawns", "Doubled pawns",
               "Bishop pair", "Rooks on files")
 """The terms of ``breakdown``, in order."""
+EXTRA_TERM_NAMES = ("King shield", "King on open file", "Pawn threats", "Blocked passers", "Passer-own king",
+                    "Passer-enemy king", "Rooks on 7th", "Knight outposts")
+"""The candidate terms' names (``engine.eval_terms.NAMES``' order), shown after ``TERM_NAMES``
+when they count."""
 
 
 def breakdown(board: chess.Board) -> Breakdown:
     """The evaluation of ``board`` term by term; ``breakdown(board).score == evaluate(board)``."""
     white, white_phase = _side_terms(board, chess.WHITE)
     black, black_phase = _side_terms(board, chess.BLACK)
-    terms = [Term(name, w, b) for name, w, b in zip(TERM_NAMES, white, black)]
+    names = TERM_NAMES + (EXTRA_TERM_NAMES if _EXTRA else ())
+    terms = [Term(name, w, b) for name, w, b in zip(names, white, black)]
     phase = min(white_phase + black_phase, PHASE_MAX)
     mg = sum(term.total[0] for term in terms)
     eg = sum(term.total[1] for term in terms)

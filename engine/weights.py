@@ -154,5 +154,29 @@ ROOK_OPEN_FILE = (25, 10)
 ROOK_SEMI_OPEN_FILE = (12, 8)
 """(mg, eg) per rook on a file with enemy pawns only."""
 
+KING_SHIELD = (0, 0)
+"""(mg, eg) per own pawn in front of the king (its file and the adjacent ones, 1-2 ranks ahead)."""
+
+KING_OPEN_FILE = (0, 0)
+"""(mg, eg) for a king on a file without own pawns."""
+
+PAWN_THREAT = (0, 0)
+"""(mg, eg) per enemy knight, bishop, rook or queen attacked by an own pawn."""
+
+PASSED_BLOCKED = (0, 0)
+"""(mg, eg) per passed pawn whose next square holds an enemy piece."""
+
+PASSED_KING_OWN = (0, 0)
+"""(mg, eg) per square of distance from the own king to a passed pawn's next square."""
+
+PASSED_KING_OTHER = (0, 0)
+"""(mg, eg) per square of distance from the enemy king to a passed pawn's next square."""
+
+ROOK_SEVENTH = (0, 0)
+"""(mg, eg) per rook on the seventh rank (the second for Black)."""
+
+KNIGHT_OUTPOST = (0, 0)
+"""(mg, eg) per knight on ranks 4-6 defended by a pawn and out of enemy pawns' reach."""
+
 TEMPO = 10
 """Bonus for the side to move (it can act first); not tapered."""

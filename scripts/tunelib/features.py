@@ -18,6 +18,7 @@ import matchlib  # noqa: F401 - puts this checkout's root on sys.path
 
 import chess  # noqa: E402
 
+from engine import eval_terms  # noqa: E402
 from engine.evaluate import PHASE_INC, PHASE_MAX, _ADJACENT_FILES, _FILE_COUNT, _FILES, _PASSED  # noqa: E402
 from tunelib.params import TERM_OF, TERMS  # noqa: E402
 
@@ -29,6 +30,7 @@ _DOUBLED = TERM_OF["DOUBLED"]
 _BISHOP_PAIR = TERM_OF["BISHOP_PAIR"]
 _ROOK_OPEN = TERM_OF["ROOK_OPEN_FILE"]
 _ROOK_SEMI_OPEN = TERM_OF["ROOK_SEMI_OPEN_FILE"]
+_CANDIDATES = [TERM_OF[name] for name in eval_terms.NAMES]
 
 
 class Features(NamedTuple):
@@ -79,6 +81,8 @@ def _side(board: chess.Board, color: bool, counts: Dict[int, int]) -> int:
             _add(counts, _ROOK_OPEN, sign)
         elif not own_pawns & file_mask:
             _add(counts, _ROOK_SEMI_OPEN, sign)
+    for term, count in zip(_CANDIDATES, eval_terms.board_counts(board, color)):
+        _add(counts, term, sign * count)
     return phase
 
 

@@ -15,17 +15,20 @@ from typing import Dict, List, Sequence, Tuple
 
 import matchlib  # noqa: F401 - puts this checkout's root on sys.path
 
+from engine import eval_terms  # noqa: E402
 from engine import weights as _weights  # noqa: E402
 
 PIECES = "PNBRQK"
 """Piece letters by python-chess piece type - 1 (for group names and messages)."""
 
-PAIRS = ("ISOLATED", "DOUBLED", "BISHOP_PAIR", "ROOK_OPEN_FILE", "ROOK_SEMI_OPEN_FILE")
-"""The (mg, eg) pairs of engine/weights.py, one term each."""
+PAIRS = ("ISOLATED", "DOUBLED", "BISHOP_PAIR", "ROOK_OPEN_FILE", "ROOK_SEMI_OPEN_FILE") + eval_terms.NAMES
+"""The (mg, eg) pairs of engine/weights.py, one term each (the candidate terms of
+engine/eval_terms.py last)."""
 
 GROUPS = {"material": ("MG_VALUE", "EG_VALUE"), "pst": ("MG_TABLES", "EG_TABLES"),
           "pawns": ("PASSED_MG", "PASSED_EG", "ISOLATED", "DOUBLED"),
-          "pieces": ("BISHOP_PAIR", "ROOK_OPEN_FILE", "ROOK_SEMI_OPEN_FILE"), "tempo": ("TEMPO",)}
+          "pieces": ("BISHOP_PAIR", "ROOK_OPEN_FILE", "ROOK_SEMI_OPEN_FILE"), "tempo": ("TEMPO",),
+          "candidates": eval_terms.NAMES}
 """``fit --groups``: which weights each group holds (by table name)."""
 
 
@@ -62,9 +65,10 @@ TEMPO_INDEX = len(NAMES) - 1
 
 
 def _read(module, name: str) -> int:
-    """The value of a weight name (``MG_TABLES[2][27]``) in a weights module."""
+    """The value of a weight name (``MG_TABLES[2][27]``) in a weights module (0 for a candidate
+    term the module does not have: a module written before engine/eval_terms.py)."""
     table, _, rest = name.partition("[")
-    value = getattr(module, table)
+    value = getattr(module, table, (0, 0) if table in eval_terms.NAMES else None)
     for part in rest.rstrip("]").split("][") if rest else ():
         value = value[int(part)]
     return value
@@ -92,7 +96,7 @@ def tables(vector: Sequence[int], module=_weights) -> Dict[str, object]:
     them): table name -> tuple, dict of tuples (piece tables) or int (``TEMPO``)."""
     out: Dict[str, object] = {}
     for table in ("MG_VALUE", "EG_VALUE", "PASSED_MG", "PASSED_EG") + PAIRS:
-        out[table] = list(getattr(module, table))
+        out[table] = list(getattr(module, table, (0, 0)))
     for table in ("MG_TABLES", "EG_TABLES"):
         out[table] = {pt: list(values) for pt, values in getattr(module, table).items()}
     out["TEMPO"] = module.TEMPO

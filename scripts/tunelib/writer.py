@@ -11,6 +11,7 @@ import textwrap
 from typing import Dict, List, Optional, Sequence
 
 from tunelib import params
+from engine import eval_terms
 
 HEADER = '''"""The evaluation's weights, in centipawns: material, piece-square tables and positional terms.
 
@@ -38,6 +39,7 @@ _DOCS = {
     "ROOK_SEMI_OPEN_FILE": "(mg, eg) per rook on a file with enemy pawns only.",
     "TEMPO": "Bonus for the side to move (it can act first); not tapered.",
 }
+_DOCS.update(eval_terms.DESCRIPTIONS)
 
 
 def _tuple(values: Sequence[int]) -> str:

@@ -12,6 +12,7 @@ import pytest
 
 import match
 import tune
+from engine import eval_terms, evaluate as evaluation
 from engine.evaluate import evaluate
 from engine.search import Searcher
 from tests.paths import ROOT
@@ -50,15 +51,41 @@ def test_feature_eval_equals_the_engine_eval_for_the_current_weights():
 
 
 def test_the_vector_names_each_weight_once_and_reads_the_weights_module():
-    assert len(params.NAMES) == len(set(params.NAMES)) == 769
+    assert len(params.NAMES) == len(set(params.NAMES)) == 785
     weights = params.current()
     assert weights[params.NAMES.index("MG_VALUE[2]")] == 337
     assert weights[params.NAMES.index("EG_TABLES[6][0]")] == -74
     assert weights[params.TEMPO_INDEX] == 10
     assert params.group_indices("tempo") == [params.TEMPO_INDEX]
     assert len(params.group_indices("material")) == 10
+    assert [params.NAMES[i] for i in params.group_indices("candidates")][:2] == ["KING_SHIELD[0]", "KING_SHIELD[1]"]
+    assert len(params.group_indices("candidates")) == 16
     with pytest.raises(ValueError):
         params.group_indices("kings")
+    # A module written before the candidate terms existed reads as if their weights were zero.
+    from engine import weights as module
+    old = type("OldWeights", (), {name: getattr(module, name) for name in dir(module)
+                                  if not name.startswith("_") and name not in eval_terms.NAMES})
+    assert params.current(old) == weights  # today's candidate weights are zero too
+    assert params.tables(weights, old)["KNIGHT_OUTPOST"] == (0, 0)
+
+
+def test_feature_eval_equals_the_engine_eval_with_the_candidate_terms_counting(monkeypatch):
+    weights = params.current()
+    table = []
+    for i, name in enumerate(eval_terms.NAMES):
+        pair = (4 + 3 * i, -7 + 2 * i)
+        table.append(pair)
+        weights[params.NAMES.index("%s[0]" % name)], weights[params.NAMES.index("%s[1]" % name)] = pair
+    monkeypatch.setattr(eval_terms, "WEIGHTS", tuple(table))
+    monkeypatch.setattr(evaluation, "_EXTRA", True)
+    boards = _playout_positions(25, seed=31) + _wac_positions()
+    differ = 0
+    for board in boards:
+        score = evaluate(board)
+        assert features.evaluate(features.extract(board), weights, params.TEMPO_INDEX) == score, board.fen()
+        differ += score != features.evaluate(features.extract(board), params.current(), params.TEMPO_INDEX)
+    assert differ > len(boards) // 4  # the candidate terms did change many evaluations
 
 
 def test_the_weights_module_is_the_writers_output_for_the_current_weights():

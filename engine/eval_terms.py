@@ -1,0 +1,208 @@
+"""Candidate evaluation terms for the tuner: king shelter, pawn threats, passed-pawn path and
+king distances, rooks on the seventh, knight outposts.
+
+Issue 24 asks for terms added to the evaluation only once tuned weights win a match. Their
+weights are in engine/weights.py (``KING_SHIELD`` ... ``KING_OPEN_FILE``) and are all zero
+until a tuned module says otherwise; with every weight zero ``ENABLED`` is false and the
+evaluation never calls this module, so the search and its bench stay as they were.
+
+``side_counts`` counts one side's features from python-chess (unsigned) bitboards; the
+evaluation (``engine.evaluate``) and the tuner's features (scripts/tunelib/features.py) both
+call it, so the two cannot disagree on what a term counts.
+"""
+
+from typing import Dict, Tuple
+
+import chess
+
+from engine import weights
+
+NAMES = ("KING_SHIELD", "KING_OPEN_FILE", "PAWN_THREAT", "PASSED_BLOCKED", "PASSED_KING_OWN",
+         "PASSED_KING_OTHER", "ROOK_SEVENTH", "KNIGHT_OUTPOST")
+"""The terms, in the order of ``side_counts``; each is an (mg, eg) pair in engine/weights.py."""
+
+DESCRIPTIONS = {
+    "KING_SHIELD": "(mg, eg) per own pawn in front of the king (its file and the adjacent ones, 1-2 ranks ahead).",
+    "KING_OPEN_FILE": "(mg, eg) for a king on a file without own pawns.",
+    "PAWN_THREAT": "(mg, eg) per enemy knight, bishop, rook or queen attacked by an own pawn.",
+    "PASSED_BLOCKED": "(mg, eg) per passed pawn whose next square holds an enemy piece.",
+    "PASSED_KING_OWN": "(mg, eg) per square of distance from the own king to a passed pawn's next square.",
+    "PASSED_KING_OTHER": "(mg, eg) per square of distance from the enemy king to a passed pawn's next square.",
+    "ROOK_SEVENTH": "(mg, eg) per rook on the seventh rank (the second for Black).",
+    "KNIGHT_OUTPOST": "(mg, eg) per knight on ranks 4-6 defended by a pawn and out of enemy pawns' reach.",
+}
+"""One line per term, for engine/weights.py's docstrings (scripts/tunelib/writer.py)."""
+
+WEIGHTS = tuple(getattr(weights, name) for name in NAMES)
+"""The (mg, eg) weight of each term, in ``NAMES`` order."""
+
+ENABLED = any(mg or eg for mg, eg in WEIGHTS)
+"""Whether any term counts: when false the evaluation skips this module (no cost)."""
+
+_FULL = chess.BB_ALL
+
+
+def _shield_masks(color: bool):
+    masks = []
+    for sq in range(64):
+        file, rank = sq & 7, sq >> 3
+        mask = 0
+        for step in (1, 2):
+            r = rank + step if color else rank - step
+            if 0 <= r < 8:
+                for f in (file - 1, file, file + 1):
+                    if 0 <= f < 8:
+                        mask |= chess.BB_SQUARES[r * 8 + f]
+        masks.append(mask)
+    return masks
+
+
+def _attack_span(color: bool):
+    """Per square: the adjacent files' squares ahead of it (where an enemy pawn that can ever
+    attack it stands)."""
+    masks = []
+    for sq in range(64):
+        file, rank = sq & 7, sq >> 3
+        mask = 0
+        for r in (range(rank + 1, 8) if color else range(0, rank)):
+            for f in (file - 1, file + 1):
+                if 0 <= f < 8:
+                    mask |= chess.BB_SQUARES[r * 8 + f]
+        masks.append(mask)
+    return masks
+
+
+_SHIELD = (_shield_masks(chess.BLACK), _shield_masks(chess.WHITE))
+_SPAN = (_attack_span(chess.BLACK), _attack_span(chess.WHITE))
+_OUTPOST_RANKS = (chess.BB_RANK_5 | chess.BB_RANK_4 | chess.BB_RANK_3, chess.BB_RANK_4 | chess.BB_RANK_5 | chess.BB_RANK_6)
+_SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)
+_NOT_A = _FULL & ~chess.BB_FILE_A
+_NOT_H = _FULL & ~chess.BB_FILE_H
+
+
+def pawn_attacks(pawns: int, color: bool) -> int:
+    """Squares the pawns of ``color`` attack (unsigned bitboard)."""
+    if color:
+        return (((pawns & _NOT_A) << 7) | ((pawns & _NOT_H) << 9)) & _FULL
+    return ((pawns & _NOT_A) >> 9) | ((pawns & _NOT_H) >> 7)
+
+
+def _passed_spans(color: bool):
+    """Per square: the squares ahead of a pawn there on its own and the adjacent files (no
+    enemy pawn there = a passed pawn)."""
+    masks = []
+    for sq in range(64):
+        file, rank = sq & 7, sq >> 3
+        mask = 0
+        for r in (range(rank + 1, 8) if color else range(0, rank)):
+            for f in (file - 1, file, file + 1):
+                if 0 <= f < 8:
+                    mask |= chess.BB_SQUARES[r * 8 + f]
+        masks.append(mask)
+    return masks
+
+
+PASSED_SPANS = (_passed_spans(chess.BLACK), _passed_spans(chess.WHITE))
+"""``PASSED_SPANS[color][square]``: where an enemy pawn stops a pawn there from being passed
+(engine.evaluate's passed-pawn bonus reads it too)."""
+
+
+def _passed(own: int, other: int, color: bool) -> int:
+    passed = 0
+    spans = PASSED_SPANS[color]
+    rest = own
+    while rest:
+        sq = rest.bit_length() - 1
+        rest ^= 1 << sq
+        if not spans[sq] & other:
+            passed |= 1 << sq
+    return passed
+
+
+_pawn_memo: Dict[Tuple[int, int, bool], Tuple[int, int, int]] = {}
+
+
+def _pawn_info(own: int, other: int, color: bool) -> Tuple[int, int, int]:
+    """(passed pawns, own pawn attacks, outpost squares) of one side: pure functions of the
+    pawns, memoised (pawn structures repeat across the tree)."""
+    key = (own, other, color)
+    info = _pawn_memo.get(key)
+    if info is None:
+        attacks = pawn_attacks(own, color)
+        outposts = 0
+        spans = _SPAN[color]
+        rest = attacks & _OUTPOST_RANKS[color]
+        while rest:
+            sq = rest.bit_length() - 1
+            rest ^= 1 << sq
+            if not spans[sq] & other:
+                outposts |= 1 << sq
+        info = (_passed(own, other, color), attacks, outposts)
+        if len(_pawn_memo) >= 1 << 16:
+            _pawn_memo.clear()
+        _pawn_memo[key] = info
+    return info
+
+
+def _popcount(bb: int) -> int:
+    return bin(bb).count("1")  # int.bit_count needs Python 3.10 (PyPy 3.9)
+
+
+def side_counts(color: bool, own_pawns: int, other_pawns: int, own_knights: int, own_rooks: int,
+                other_pieces: int, other_occupied: int, own_king: int, other_king: int
+                ) -> Tuple[int, int, int, int, int, int, int, int]:
+    """One side's counts of the terms, in ``NAMES`` order, from unsigned bitboards.
+
+    ``other_pieces``: the enemy's knights, bishops, rooks and queens; ``other_occupied``: all
+    enemy pieces; kings as squares (-1 when a side has none: its king terms count 0).
+    """
+    passed, attacks, outposts = _pawn_info(own_pawns, other_pawns, color)
+    shield = open_file = 0
+    if own_king >= 0:
+        shield = _popcount(own_pawns & _SHIELD[color][own_king])
+        open_file = 0 if own_pawns & chess.BB_FILES[own_king & 7] else 1
+    threats = _popcount(attacks & other_pieces)
+    blocked = own_distance = other_distance = 0
+    step = 8 if color else -8
+    rest = passed
+    while rest:
+        sq = rest.bit_length() - 1
+        rest ^= 1 << sq
+        stop = sq + step
+        if other_occupied >> stop & 1:
+            blocked += 1
+        if own_king >= 0:
+            own_distance += chess.square_distance(own_king, stop)
+        if other_king >= 0:
+            other_distance += chess.square_distance(other_king, stop)
+    seventh = _popcount(own_rooks & _SEVENTH[color])
+    outpost = _popcount(own_knights & outposts)
+    return shield, open_file, threats, blocked, own_distance, other_distance, seventh, outpost
+
+
+def board_counts(board: chess.Board, color: bool) -> Tuple[int, ...]:
+    """``side_counts`` of ``color`` on a python-chess board."""
+    own = board.occupied_co[color]
+    other = board.occupied_co[not color]
+    own_king = board.king(color)
+    other_king = board.king(not color)
+    return side_counts(color, board.pawns & own, board.pawns & other, board.knights & own, board.rooks & own,
+                       (board.knights | board.bishops | board.rooks | board.queens) & other, other,
+                       -1 if own_king is None else own_king, -1 if other_king is None else other_king)
+
+
+def score(counts: Tuple[int, ...]) -> Tuple[int, int]:
+    """(mg, eg) of one side's counts under ``WEIGHTS``."""
+    mg = eg = 0
+    for count, (wmg, weg) in zip(counts, WEIGHTS):
+        if count:
+            mg += wmg * count
+            eg += weg * count
+    return mg, eg
+
+
+def board_score(board: chess.Board) -> Tuple[int, int]:
+    """White-positive (mg, eg) of the terms on a python-chess board."""
+    wmg, weg = score(board_counts(board, chess.WHITE))
+    bmg, beg = score(board_counts(board, chess.BLACK))
+    return wmg - bmg, weg - beg
