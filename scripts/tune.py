@@ -50,7 +50,8 @@ def _fit(args: argparse.Namespace) -> int:
     start = time.monotonic()
     result = fit.fit_file(args.positions, iterations=args.iterations, seed=args.seed, step=args.step,
                           k=args.k, groups=args.groups, holdout=args.holdout, report=print, l2=args.l2,
-                          patience=args.patience, method=args.method, rate=args.rate)
+                          patience=args.patience, method=args.method, rate=args.rate,
+                          score_weight=args.score_weight)
     fit.save(result, args.output)
     print("fit: %.0f s -> %s" % (time.monotonic() - start, args.output))
     return 0
@@ -95,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--iterations", type=int, default=3,
                      help="passes of coordinate descent over the weights, or epochs of the gradient method")
     fit.add_argument("--rate", type=float, default=1.0, help="the gradient method's step size (centipawns)")
+    fit.add_argument("--score-weight", type=float, default=0.0, metavar="W",
+                     help="fit to (1-W) x result + W x sigmoid(K x search score) (extract's score column); "
+                          "the held-out error stays against results")
     fit.add_argument("--seed", type=int, default=1, help="seed of the order the weights are tried in")
     fit.add_argument("--step", type=int, default=1, help="first step size in centipawns")
     fit.add_argument("--k", type=float, help="use this K instead of fitting it")

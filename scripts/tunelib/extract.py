@@ -16,13 +16,18 @@ game adds nothing), every position before a move is kept unless
   before: the first occurrence and its game's result are kept.
 
 The label is the game's result from White's view: 1, 0.5 or 0. Output is a CSV with the
-columns ``fen,result,game,ply``.
+columns ``fen,result,game,ply,score``: ``score`` is the search score the engine gave the move
+it played from the position (the PGN comment ``+0.35/12 0.251s`` that scripts/match.py and
+cutechess write, from the mover's side) turned to White's view in centipawns, empty when the
+move has no such comment or the score is a mate. ``fit --score-weight`` can blend it into the
+label; CSVs written before the column existed read as having no scores.
 """
 
 import csv
 import gzip
+import re
 from dataclasses import dataclass, field
-from typing import Dict, IO, Iterator, List, Tuple
+from typing import Dict, IO, Iterator, List, Optional, Tuple
 
 import matchlib  # noqa: F401 - puts this checkout's root on sys.path
 
@@ -85,14 +90,26 @@ def read_games(paths: List[str]) -> Iterator[chess.pgn.Game]:
                 yield game
 
 
+_SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")
+"""A cutechess-style move comment's score (pawns from the mover's side, then the depth)."""
+
+
+def comment_score(comment: str) -> Optional[int]:
+    """Centipawns, from the mover's side, of a ``+0.35/12 0.251s`` comment; None for a mate
+    score (``+M5/12``), a book move's comment or none."""
+    match = _SCORE.match(comment or "")
+    return int(round(float(match.group(1)) * 100)) if match else None
+
+
 def is_quiet(searcher: Searcher, board: chess.Board) -> bool:
     """No capture or promotion changes the score: quiescence search equals the static eval."""
     return searcher.quiescence_score(board) == evaluate(board)
 
 
 def positions(games: Iterator[chess.pgn.Game], stats: Stats, skip_plies: int = 16,
-              max_ply: int = 400) -> Iterator[Tuple[str, float, int, int]]:
-    """The kept positions as (fen, label, game number (1-based), ply), counting into ``stats``."""
+              max_ply: int = 400) -> Iterator[Tuple[str, float, int, int, Optional[int]]]:
+    """The kept positions as (fen, label, game number (1-based), ply, search score from White's
+    view or None), counting into ``stats``."""
     searcher = Searcher(hash_mb=1)
     seen_games = set()
     seen = set()
@@ -110,7 +127,8 @@ def positions(games: Iterator[chess.pgn.Game], stats: Stats, skip_plies: int = 1
             stats.skip(stats.games_left_out, "unreadable")
             continue
         board = game.board()
-        moves = list(game.mainline_moves())
+        nodes = list(game.mainline())
+        moves = [node.move for node in nodes]
         identity = (board.fen(), tuple(moves))
         if identity in seen_games:
             stats.skip(stats.games_left_out, "repeats of an earlier game")
@@ -118,7 +136,8 @@ def positions(games: Iterator[chess.pgn.Game], stats: Stats, skip_plies: int = 1
         seen_games.add(identity)
         stats.games_kept += 1
         label = RESULTS[result]
-        for move in moves:
+        for node in nodes:
+            move = node.move
             stats.positions += 1
             ply = board.ply()
             if ply < skip_plies:
@@ -137,22 +156,33 @@ def positions(games: Iterator[chess.pgn.Game], stats: Stats, skip_plies: int = 1
                     seen.add(key)
                     stats.kept += 1
                     stats.results[label] = stats.results.get(label, 0) + 1
-                    yield board.fen(), label, stats.games, ply
+                    score = comment_score(node.comment)
+                    if score is not None and board.turn == chess.BLACK:
+                        score = -score
+                    yield board.fen(), label, stats.games, ply, score
             board.push(move)
 
 
-def write_csv(rows: Iterator[Tuple[str, float, int, int]], handle: IO[str]) -> None:
-    """Write ``positions``'s rows with a header line."""
+def write_csv(rows: Iterator[tuple], handle: IO[str]) -> None:
+    """Write ``positions``'s rows (fen, label, game, ply[, score]) with a header line."""
     writer = csv.writer(handle, lineterminator="\n")
-    writer.writerow(("fen", "result", "game", "ply"))
-    for fen, label, game, ply in rows:
-        writer.writerow((fen, label, game, ply))
+    writer.writerow(("fen", "result", "game", "ply", "score"))
+    for row in rows:
+        fen, label, game, ply = row[:4]
+        score = row[4] if len(row) > 4 else None
+        writer.writerow((fen, label, game, ply, "" if score is None else score))
 
 
 def read_csv(path: str) -> List[Tuple[str, float, int]]:
     """(fen, label, game number) of every row of an ``extract`` CSV."""
     with open(path, newline="") as handle:
         return [(row["fen"], float(row["result"]), int(row["game"])) for row in csv.DictReader(handle)]
+
+
+def read_scores(path: str) -> List[Optional[int]]:
+    """The ``score`` column of an ``extract`` CSV, row by row (None where empty or absent)."""
+    with open(path, newline="") as handle:
+        return [int(row["score"]) if row.get("score") else None for row in csv.DictReader(handle)]
 
 
 def extract_files(paths: List[str], output: str, skip_plies: int = 16, max_ply: int = 400) -> Stats:

@@ -36,7 +36,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 import chess
 
 from tunelib import features, params
-from tunelib.extract import read_csv
+from tunelib.extract import read_csv, read_scores
 from engine.evaluate import PHASE_MAX
 
 K_RANGE = (1e-4, 0.05)
@@ -72,6 +72,8 @@ class FitResult:
     """``coordinate`` (this module) or ``gradient`` (``tunelib.gradient``: passes are epochs)."""
     rate: float = 0.0
     """The gradient method's step size (Adam's learning rate, centipawns); 0 for coordinate descent."""
+    score_weight: float = 0.0
+    """Share of the search score in the fitted positions' labels (``blend``); 0: results only."""
 
 
 def error(scores: Sequence[int], labels: Sequence[float], k: float) -> float:
@@ -186,34 +188,52 @@ def _scores(positions: List[features.Features], weights: Sequence[int]) -> List[
     return [features.white_score(f, weights, params.TEMPO_INDEX) for f in positions]
 
 
-def split(rows: List[Tuple[str, float, int]], holdout: int, report: Callable[[str], None] = lambda line: None
-          ) -> Tuple[List[features.Features], List[float], List[features.Features], List[float]]:
-    """The rows' features and labels to fit, then those held out (every ``holdout``-th game)."""
+def split(rows: List[Tuple[str, float, int]], holdout: int, report: Callable[[str], None] = lambda line: None,
+          scores: Optional[Sequence[Optional[int]]] = None
+          ) -> Tuple[List[features.Features], List[float], List[features.Features], List[float], List[Optional[int]]]:
+    """The rows' features and labels to fit, then those held out (every ``holdout``-th game),
+    then the fitted rows' search scores (``scores``, row by row; None where absent)."""
     train: List[features.Features] = []
     train_labels: List[float] = []
+    train_scores: List[Optional[int]] = []
     test: List[features.Features] = []
     test_labels: List[float] = []
-    for fen, label, game in rows:
+    for index, (fen, label, game) in enumerate(rows):
         if holdout and game % holdout == 0:
             test.append(features.extract(chess.Board(fen)))
             test_labels.append(label)
         else:
             train.append(features.extract(chess.Board(fen)))
             train_labels.append(label)
+            train_scores.append(scores[index] if scores else None)
     report("positions: %d to fit, %d held out%s"
            % (len(train), len(test), " (every %d-th game)" % holdout if holdout else ""))
-    return train, train_labels, test, test_labels
+    return train, train_labels, test, test_labels, train_scores
+
+
+def blend(labels: Sequence[float], scores: Sequence[Optional[int]], k: float, weight: float) -> List[float]:
+    """Labels that mix each game's result with the win probability of its position's search
+    score: ``(1 - weight) * result + weight * sigmoid(k * score)`` (the result alone where the
+    score is None). A score of a search a few plies deep is a less noisy target than the one
+    result a whole game shares; the held-out error stays measured against results only."""
+    if not weight:
+        return list(labels)
+    return [label if score is None else (1.0 - weight) * label + weight / (1.0 + math.exp(-k * score))
+            for label, score in zip(labels, scores)]
 
 
 def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: int = 3, seed: int = 1,
         step: int = 1, k: Optional[float] = None, groups: str = "all", holdout: int = 10,
         positions_file: str = "", report: Callable[[str], None] = lambda line: None, l2: float = 0.0,
-        patience: int = 0) -> FitResult:
-    """Fit K (unless given), then the weights in ``groups`` to the (fen, label, game) rows."""
-    train, train_labels, test, test_labels = split(rows, holdout, report)
+        patience: int = 0, scores: Optional[Sequence[Optional[int]]] = None, score_weight: float = 0.0
+        ) -> FitResult:
+    """Fit K (unless given), then the weights in ``groups`` to the (fen, label, game) rows
+    (their labels blended with ``scores`` by ``score_weight``, see ``blend``)."""
+    train, train_labels, test, test_labels, train_scores = split(rows, holdout, report, scores)
     weights = list(initial)
     if k is None:
         k = find_k(_scores(train, weights), train_labels)
+    train_labels = blend(train_labels, train_scores, k, score_weight)
     state = _State(train, train_labels, weights, k, l2)
     before = state.mse()
     test_before = error(_scores(test, weights), test_labels, k) if test else None
@@ -257,22 +277,26 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
     changed = sum(1 for a, b in zip(initial, final) if a != b)
     return FitResult(params.NAMES, final, list(initial), k, before, after, test_before, test_after,
                      len(train), len(test), positions_file, iterations, passes, seed, first_step, groups, changed,
-                     l2, patience, best_pass)
+                     l2, patience, best_pass, score_weight=score_weight)
 
 
 def fit_file(path: str, iterations: int = 3, seed: int = 1, step: int = 1, k: Optional[float] = None,
              groups: str = "all", holdout: int = 10, report: Callable[[str], None] = lambda line: None,
-             l2: float = 0.0, patience: int = 0, method: str = "coordinate", rate: float = 1.0) -> FitResult:
+             l2: float = 0.0, patience: int = 0, method: str = "coordinate", rate: float = 1.0,
+             score_weight: float = 0.0) -> FitResult:
     """``fit`` (or, with ``method="gradient"``, ``tunelib.gradient.fit_gradient`` with
     ``iterations`` epochs) on an ``extract`` CSV, from the current weights (engine/weights.py)."""
+    if not 0.0 <= score_weight <= 1.0:
+        raise ValueError("score weight %g is not between 0 and 1" % score_weight)
+    scores = read_scores(path) if score_weight else None
     if method == "gradient":
         from tunelib import gradient
         return gradient.fit_gradient(read_csv(path), params.current(), iterations, rate, k, groups, holdout, path,
-                                     report, l2, patience)
+                                     report, l2, patience, scores, score_weight)
     if method != "coordinate":
         raise ValueError("unknown method %r (coordinate or gradient)" % method)
     return fit(read_csv(path), params.current(), iterations, seed, step, k, groups, holdout, path, report, l2,
-               patience)
+               patience, scores, score_weight)
 
 
 def save(result: FitResult, path: str) -> None:

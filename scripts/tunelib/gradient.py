@@ -83,13 +83,16 @@ def loss_and_gradient(rows: List[tuple], shares: List[float], signs: List[int], 
 def fit_gradient(rows: List[Tuple[str, float, int]], initial: Sequence[int], epochs: int = 200,
                  rate: float = 1.0, k: Optional[float] = None, groups: str = "all", holdout: int = 10,
                  positions_file: str = "", report: Callable[[str], None] = lambda line: None,
-                 l2: float = 0.0, patience: int = 0) -> fit.FitResult:
+                 l2: float = 0.0, patience: int = 0, scores: Optional[Sequence[Optional[int]]] = None,
+                 score_weight: float = 0.0) -> fit.FitResult:
     """Fit K (unless given), then the weights in ``groups`` by ``epochs`` Adam steps of size
-    ``rate`` (centipawns) on the (fen, label, game) rows."""
-    train, train_labels, test, test_labels = fit.split(rows, holdout, report)
+    ``rate`` (centipawns) on the (fen, label, game) rows (labels blended with ``scores`` by
+    ``score_weight``: ``tunelib.fit.blend``)."""
+    train, train_labels, test, test_labels, train_scores = fit.split(rows, holdout, report, scores)
     start = list(initial)
     if k is None:
         k = fit.find_k(fit._scores(train, start), train_labels)
+    train_labels = fit.blend(train_labels, train_scores, k, score_weight)
     before = fit.error(fit._scores(train, start), train_labels, k)
     test_before = fit.error(fit._scores(test, start), test_labels, k) if test else None
     report("K %.6f; error %.6f%s" % (k, before, "" if test_before is None else ", held out %.6f" % test_before))
@@ -129,4 +132,4 @@ def fit_gradient(rows: List[Tuple[str, float, int]], initial: Sequence[int], epo
     changed = sum(1 for a, b in zip(start, final) if a != b)
     return fit.FitResult(params.NAMES, final, start, k, before, after, test_before, test_after,
                          len(train), len(test), positions_file, epochs, epoch, 0, 0, groups, changed,
-                         l2, patience, best_epoch, "gradient", rate)
+                         l2, patience, best_epoch, "gradient", rate, score_weight)

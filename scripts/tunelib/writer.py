@@ -102,6 +102,8 @@ def source_line(data: dict) -> str:
     else:
         how = "seed %d, weights of pass %d of %d" % (data["seed"], data.get("best_pass", data["passes"]),
                                                      data["passes"])
+    if data.get("score_weight"):
+        how += ", labels %g search score" % data["score_weight"]
     line = ("scripts/tune.py fit on %s (%d positions, K %.6f, %s): mean squared error %.6f -> %.6f"
             % (data["positions_file"], data["positions"], data["k"], how, data["error_before"], data["error_after"]))
     if data.get("holdout_before") is not None:

@@ -357,3 +357,42 @@ def test_the_gradient_method_with_patience_keeps_its_best_epoch_and_is_reproduci
     assert tune.main(["write", str(tmp_path / "a.json"), "-o", str(out)]) == 0
     assert "--method gradient --rate 3, weights of epoch %d of %d" % (data["best_pass"], data["passes"]) \
         in out.read_text().replace('"\n          "', "")
+
+
+def test_extract_reads_each_moves_search_score_from_whites_side(tmp_path):
+    assert extract.comment_score("+0.35/12 0.251s") == 35
+    assert extract.comment_score("-1.2/4 0.1s, White resigns (score adjudication)") == -120
+    assert extract.comment_score("+M5/12 0.1s") is None and extract.comment_score("-M3/9") is None
+    assert extract.comment_score("book") is None and extract.comment_score("") is None
+    path = tmp_path / "scored.pgn"
+    path.write_text('[Result "1-0"]\n[Termination "adjudication"]\n\n'
+                    "1. e4 { +0.30/5 0.1s } e5 { +0.20/5 0.1s } 2. Nf3 { +0.40/5 0.1s } Nc6 { -0.10/5 0.1s } "
+                    "3. Bb5 { +0.50/5 0.1s } a6 { +M3/5 0.1s } 4. Ba4 1-0\n")
+    out = tmp_path / "positions.csv"
+    extract.extract_files([str(path)], str(out), skip_plies=0)
+    rows = extract.read_csv(str(out))
+    scores = extract.read_scores(str(out))
+    by_fen = {chess.Board(fen).epd(): score for (fen, _, _), score in zip(rows, scores)}
+    board = chess.Board()
+    expected = {}
+    for san, score in (("e4", 30), ("e5", -20), ("Nf3", 40), ("Nc6", 10), ("Bb5", 50), ("a6", None)):
+        expected[board.epd()] = score  # the score of the move played from this position, White's view
+        board.push_san(san)
+    kept = {epd: score for epd, score in expected.items() if epd in by_fen}
+    assert len(kept) >= 4 and all(by_fen[epd] == score for epd, score in kept.items())
+
+
+def test_blended_labels_mix_the_result_with_the_scores_win_probability():
+    assert fit.blend([1.0, 0.0, 0.5], [0, None, 200], 0.005, 0.0) == [1.0, 0.0, 0.5]
+    blended = fit.blend([1.0, 0.0, 0.5], [0, None, 200], 0.005, 0.25)
+    assert blended[0] == 0.75 * 1.0 + 0.25 * 0.5 and blended[1] == 0.0
+    assert abs(blended[2] - (0.375 + 0.25 / (1 + math.exp(-1.0)))) < 1e-12
+    # In a fit, only the fitted positions' labels change; the held-out ones stay the results.
+    rows = _synthetic(params.current(), k=0.005, n_games=4, seed=19)
+    rows = [(fen, float(i % 3 == 0), i) for i, (fen, _, _) in enumerate(rows)]
+    scores = [100] * len(rows)
+    plain = fit.fit(rows, params.current(), iterations=1, k=0.005, holdout=4, groups="tempo")
+    mixed = fit.fit(rows, params.current(), iterations=1, k=0.005, holdout=4, groups="tempo", scores=scores,
+                    score_weight=0.5)
+    assert mixed.holdout_before == plain.holdout_before and mixed.error_before != plain.error_before
+    assert mixed.score_weight == 0.5
