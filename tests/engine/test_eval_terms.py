@@ -14,6 +14,7 @@ from engine.board import Position
 from engine.makemove import do_move
 
 from paths import EPD
+from playouts import random_moves
 
 NAMES = eval_terms.NAMES
 
@@ -71,11 +72,7 @@ def _playout(seed, games=40):
     rng = random.Random(seed)
     for _ in range(games):
         board = chess.Board()
-        for _ in range(rng.randrange(20, 160)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
+        for _ in random_moves(rng, board, rng.randrange(20, 160)):
             yield board
 
 
@@ -103,13 +100,8 @@ def test_both_boards_evaluate_the_terms_alike_once_they_count(counting):
     for _ in range(60):
         board = chess.Board(rng.choice(fens))
         pos = Position(board)
-        for _ in range(40):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            move = rng.choice(moves)
+        for move in random_moves(rng, board, 40):
             do_move(pos, from_move(move))
-            board.push(move)
             score = evaluation.evaluate(board)
             assert evaluation.evaluate_position(pos) == score, board.fen()
             assert evaluation.breakdown(board).score == score, board.fen()

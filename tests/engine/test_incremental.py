@@ -13,6 +13,7 @@ from engine.evaluate import evaluate, evaluate_position, material_pst
 from engine.makemove import do_move, do_null, full_key
 
 from paths import EPD
+from playouts import random_moves
 
 SHARED = Path(EPD)
 
@@ -28,13 +29,8 @@ def test_random_games_keep_state_exact(suite, chess960):
     for _ in range(120):
         board = chess.Board(rng.choice(fens), chess960=chess960)
         pos = Position(board)
-        for _ in range(60):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            move = rng.choice(moves)
+        for move in random_moves(rng, board, 60):
             do_move(pos, from_move(move))
-            board.push(move)
             assert pos.key == full_key(board), (board.fen(), move)
             assert (pos.mg, pos.eg, pos.phase) == material_pst(board), (board.fen(), move)
             assert evaluate_position(pos) == evaluate(board), (board.fen(), move)

@@ -22,6 +22,7 @@ from engine.movegen import generate, is_legal, legal_captures, legal_quiets, que
 from engine.movepick import ordered_moves, tactical_moves
 
 from paths import EPD as EPD_DIR
+from playouts import random_game_end
 STANDARD = os.path.join(EPD_DIR, "perft_standard.epd")
 CHESS960 = os.path.join(EPD_DIR, "perft_chess960.epd")
 CHUNKS = 8
@@ -187,13 +188,7 @@ def test_is_legal_refuses_what_python_chess_refuses():
               chess.Board("r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R b KQkq - 0 1"),
               chess.Board("4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 1")]
     for _ in range(20):
-        board = chess.Board()
-        for _ in range(rng.randrange(10, 60)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        boards.append(board)
+        boards.append(random_game_end(rng, 10, 60))
     for board in boards:
         pos = Position(board)
         own_rooks = board.rooks & board.occupied_co[board.turn]

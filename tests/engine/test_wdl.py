@@ -15,6 +15,7 @@ from engine.epd import read_epd_file
 from engine.evaluate import PHASE_MAX, TEMPO, breakdown, evaluate, material_pst, positional
 from engine.types import MATE, TB_WIN
 from paths import ROOT
+from playouts import random_game_end
 
 
 # -- the model ---------------------------------------------------------------------------------
@@ -172,13 +173,7 @@ def positions(count=300, seed=11):
     boards += [record.board for record in read_epd_file(wac).records][:100]
     rng = random.Random(seed)
     while len(boards) < count:
-        board = chess.Board()
-        for _ in range(rng.randint(10, 200)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        boards.append(board)
+        boards.append(random_game_end(rng, 10, 201))  # randint(10, 200) is randrange(10, 201)
     return boards
 
 

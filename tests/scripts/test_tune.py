@@ -16,6 +16,7 @@ from engine import eval_terms, evaluate as evaluation
 from engine.evaluate import evaluate
 from engine.search import Searcher
 from tests.paths import ROOT
+from tests.playouts import random_moves
 from tunelib import extract, features, fit, gen, params, writer
 
 WAC = os.path.join(ROOT, "tests", "data", "epd", "wac.epd")
@@ -27,11 +28,7 @@ def _playout_positions(games, seed):
     boards = []
     for _ in range(games):
         board = chess.Board()
-        for _ in range(rng.randrange(10, 200)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
+        for _ in random_moves(rng, board, rng.randrange(10, 200)):
             boards.append(board.copy(stack=False))
     return boards
 
