@@ -50,7 +50,7 @@ def loss_and_gradient(rows: List[tuple], shares: List[float], signs: List[int], 
     """Mean squared error of the real-valued linear evaluation under ``weights`` and its
     gradient (per weight). The ridge penalty is added by the caller."""
     # Hot loop of the fit (one call per epoch): plain loops over tuples, no per-term objects;
-    # on PyPy an epoch over 26,000 positions takes about 0.1 s, on CPython about 1 s.
+    # an epoch over 25,807 positions takes 0.014 s on PyPy, 0.07 s on CPython (docs/tuning.md).
     grad = [0.0] * len(weights)
     tempo_index = params.TEMPO_INDEX
     tempo = weights[tempo_index]
