@@ -211,13 +211,16 @@ def split(rows: List[Tuple[str, float, int]], holdout: int, report: Callable[[st
     return train, train_labels, test, test_labels, train_scores
 
 
-def blend(labels: Sequence[float], scores: Sequence[Optional[int]], k: float, weight: float) -> List[float]:
+def blend(labels: Sequence[float], scores: Sequence[Optional[int]], k: float, weight: float,
+          report: Callable[[str], None] = lambda line: None) -> List[float]:
     """Labels that mix each game's result with the win probability of its position's search
     score: ``(1 - weight) * result + weight * sigmoid(k * score)`` (the result alone where the
     score is None). A score of a search a few plies deep is a less noisy target than the one
     result a whole game shares; the held-out error stays measured against results only."""
     if not weight:
         return list(labels)
+    report("labels: %d of %d fitted positions blended with their search score (weight %g); the rest keep the result"
+           % (sum(1 for score in scores if score is not None), len(labels), weight))
     return [label if score is None else (1.0 - weight) * label + weight / (1.0 + math.exp(-k * score))
             for label, score in zip(labels, scores)]
 
@@ -233,7 +236,7 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
     weights = list(initial)
     if k is None:
         k = find_k(_scores(train, weights), train_labels)
-    train_labels = blend(train_labels, train_scores, k, score_weight)
+    train_labels = blend(train_labels, train_scores, k, score_weight, report)
     state = _State(train, train_labels, weights, k, l2)
     before = state.mse()
     test_before = error(_scores(test, weights), test_labels, k) if test else None

@@ -92,7 +92,7 @@ def fit_gradient(rows: List[Tuple[str, float, int]], initial: Sequence[int], epo
     start = list(initial)
     if k is None:
         k = fit.find_k(fit._scores(train, start), train_labels)
-    train_labels = fit.blend(train_labels, train_scores, k, score_weight)
+    train_labels = fit.blend(train_labels, train_scores, k, score_weight, report)
     before = fit.error(fit._scores(train, start), train_labels, k)
     test_before = fit.error(fit._scores(test, start), test_labels, k) if test else None
     report("K %.6f; error %.6f%s" % (k, before, "" if test_before is None else ", held out %.6f" % test_before))
