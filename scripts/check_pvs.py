@@ -13,7 +13,6 @@ PV integrity, seen from the outside.
 
 import argparse
 import json
-import sys
 from typing import List
 
 import chess
@@ -77,4 +76,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from matchlib import cli
+    cli.run(main)

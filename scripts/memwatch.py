@@ -255,4 +255,5 @@ def engine_label(command: str) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from matchlib import cli
+    cli.run(main)

@@ -95,4 +95,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from matchlib import cli
+    cli.run(main)

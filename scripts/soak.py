@@ -346,4 +346,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from matchlib import cli
+    cli.run(main)

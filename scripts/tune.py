@@ -14,7 +14,6 @@ a module shaped as engine/weights.py. See docs/tuning.md.
 """
 
 import argparse
-import sys
 import time
 from typing import List, Optional
 
@@ -127,4 +126,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from matchlib import cli
+    cli.run(main)

@@ -13,7 +13,6 @@ The lines are: slice end (ms), nodes/second in the slice, and the mean since the
 
 import argparse
 import platform
-import sys
 import threading
 import time
 
@@ -71,4 +70,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from matchlib import cli
+    cli.run(main)

@@ -17,6 +17,7 @@
 - ``runner``       the match: worker threads, live progress, SPRT early stop, summary
 - ``cluster``      ``--cluster``: the match's opening pairs played on a Dask cluster
 - ``epdsuite``     EPD test suites (bm/am/c0), time to solution, parallel solving
+- ``cli``          every script's exit: ``main``'s status, and a quiet stop when ``| head`` goes away
 
 Importing ``matchlib`` is also the one place where the match lab edits ``sys.path``: a script
 run as ``python scripts/NAME.py`` sees scripts/ (so ``matchlib``) but not the checkout's root,
