@@ -43,11 +43,24 @@ import chess.pgn  # noqa: E402
 
 from engine import wdl as model  # noqa: E402
 
-SCORE_COMMENT = re.compile(r"^\s*([+-])(M?)(\d+(?:\.\d+)?)(?:/\d+)?")
-"""scripts/match.py's move comment: ``+0.35/7 0.251s`` or ``-M3/12 0.1s`` (mover's side)."""
+SCORE_COMMENT = re.compile(r"^\s*([+-]?)(M?)(\d+(?:\.\d+)?)(/\d+)?")
+"""scripts/match.py's and cutechess's move comment: ``+0.35/7 0.251s``, ``-M3/12 0.1s``,
+``0.00/9 0.2s`` (mover's side); a number without a sign counts only with its depth."""
 
-KEPT_TERMINATIONS = ("normal", "adjudication")
-"""Game endings whose result says something about the positions (not a fault)."""
+FAULT_TERMINATIONS = ("time forfeit", "on time", "abandon", "rules infraction", "illegal", "emergency", "death",
+                      "unterminated", "disconnect", "crash")
+"""Words of a ``Termination`` tag (lower case) that mean the game ended by a fault, not on the
+board: PGN's standard values as scripts/match.py and cutechess write them, lichess's
+capitalised ones (``Time forfeit``, ``Abandoned``) and chess.com's sentences (``X won on time``,
+``Game abandoned``)."""
+
+
+def ended_on_the_board(termination: str) -> bool:
+    """Whether a game with this ``Termination`` tag ended by the rules, by agreement or by
+    adjudication (its result says something about its positions), not by a fault; any case.
+    A game without the tag counts as ``normal``."""
+    text = termination.lower()
+    return not any(word in text for word in FAULT_TERMINATIONS)
 
 RESULT_POINTS = {"1-0": 1, "1/2-1/2": 0, "0-1": -1}
 
@@ -85,7 +98,7 @@ class Counts:
 def parse_score(comment: str) -> Tuple[Optional[int], bool]:
     """(centipawns, is_mate) of a match.py move comment; (None, False) without a score."""
     match = SCORE_COMMENT.match(comment or "")
-    if not match:
+    if not match or not (match.group(1) or match.group(4)):  # "3 pawns up": a remark, not a score
         return None, False
     sign = -1 if match.group(1) == "-" else 1
     if match.group(2):
@@ -117,7 +130,7 @@ def read_samples(paths: Iterable[str], min_move: int = 9, max_cp: int = 1000, de
                 if result is None:
                     counts.skip_game("unfinished")
                     continue
-                if termination not in KEPT_TERMINATIONS:
+                if not ended_on_the_board(termination):
                     counts.skip_game(termination)
                     continue
                 board = game.board()

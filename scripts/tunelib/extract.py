@@ -18,14 +18,14 @@ game adds nothing), every position before a move is kept unless
 The label is the game's result from White's view: 1, 0.5 or 0. Output is a CSV with the
 columns ``fen,result,game,ply,score``: ``score`` is the search score the engine gave the move
 it played from the position (the PGN comment ``+0.35/12 0.251s`` that scripts/match.py and
-cutechess write, from the mover's side) turned to White's view in centipawns, empty when the
-move has no such comment or the score is a mate. ``fit --score-weight`` can blend it into the
+cutechess write, from the mover's side) turned to White's view in centipawns; failing that,
+the position's ``[%eval ...]`` annotation (lichess's and other analysers', White's view, on the
+move that led to it); empty when there is neither or the score is a mate. ``fit --score-weight`` can blend it into the
 label; CSVs written before the column existed read as having no scores.
 """
 
 import csv
 import gzip
-import re
 from dataclasses import dataclass, field
 from typing import Dict, IO, Iterator, List, Optional, Tuple
 
@@ -36,7 +36,7 @@ import chess.pgn  # noqa: E402
 
 from engine.evaluate import evaluate  # noqa: E402
 from engine.search import Searcher  # noqa: E402
-from wdl_fit import KEPT_TERMINATIONS  # noqa: E402 - the same games count for both fits
+from wdl_fit import ended_on_the_board, parse_score  # noqa: E402 - the same games and comments as that fit
 
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 """Game result -> label (White's score)."""
@@ -90,15 +90,22 @@ def read_games(paths: List[str]) -> Iterator[chess.pgn.Game]:
                 yield game
 
 
-_SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")
-"""A cutechess-style move comment's score (pawns from the mover's side, then the depth)."""
-
-
 def comment_score(comment: str) -> Optional[int]:
     """Centipawns, from the mover's side, of a ``+0.35/12 0.251s`` comment; None for a mate
     score (``+M5/12``), a book move's comment or none."""
-    match = _SCORE.match(comment or "")
-    return int(round(float(match.group(1)) * 100)) if match else None
+    score, mate = parse_score(comment)
+    return None if mate else score
+
+
+def position_score(node: chess.pgn.ChildNode, turn: bool) -> Optional[int]:
+    """White's-view centipawns of the position before ``node``'s move (``turn`` to move): the
+    mover's search score in the move's comment, else the ``[%eval]`` annotation of the move
+    that led to the position (python-chess reads it), else None (also for mate scores)."""
+    score = comment_score(node.comment)
+    if score is not None:
+        return score if turn == chess.WHITE else -score
+    annotated = node.parent.eval()
+    return None if annotated is None else annotated.white().score()
 
 
 def is_quiet(searcher: Searcher, board: chess.Board) -> bool:
@@ -120,7 +127,7 @@ def positions(games: Iterator[chess.pgn.Game], stats: Stats, skip_plies: int = 1
         if result not in RESULTS:
             stats.skip(stats.games_left_out, "unfinished")
             continue
-        if termination not in KEPT_TERMINATIONS:
+        if not ended_on_the_board(termination):
             stats.skip(stats.games_left_out, "ended by a fault (%s)" % termination)
             continue
         if game.errors:
@@ -156,10 +163,7 @@ def positions(games: Iterator[chess.pgn.Game], stats: Stats, skip_plies: int = 1
                     seen.add(key)
                     stats.kept += 1
                     stats.results[label] = stats.results.get(label, 0) + 1
-                    score = comment_score(node.comment)
-                    if score is not None and board.turn == chess.BLACK:
-                        score = -score
-                    yield board.fen(), label, stats.games, ply, score
+                    yield board.fen(), label, stats.games, ply, position_score(node, board.turn)
             board.push(move)
 
 

@@ -361,6 +361,8 @@ def test_extract_reads_each_moves_search_score_from_whites_side(tmp_path):
     assert extract.comment_score("-1.2/4 0.1s, White resigns (score adjudication)") == -120
     assert extract.comment_score("+M5/12 0.1s") is None and extract.comment_score("-M3/9") is None
     assert extract.comment_score("book") is None and extract.comment_score("") is None
+    assert extract.comment_score("0.00/9 0.2s") == 0  # cutechess writes no sign on zero
+    assert extract.comment_score("3 pawns up") is None  # a remark, not a score
     path = tmp_path / "scored.pgn"
     path.write_text('[Result "1-0"]\n[Termination "adjudication"]\n\n'
                     "1. e4 { +0.30/5 0.1s } e5 { +0.20/5 0.1s } 2. Nf3 { +0.40/5 0.1s } Nc6 { -0.10/5 0.1s } "
@@ -393,3 +395,37 @@ def test_blended_labels_mix_the_result_with_the_scores_win_probability():
                     score_weight=0.5)
     assert mixed.holdout_before == plain.holdout_before and mixed.error_before != plain.error_before
     assert mixed.score_weight == 0.5
+
+
+def test_extract_reads_lichess_eval_annotations_of_the_position_reached(tmp_path):
+    # [%eval] is White's view of the position after the move it follows: the score of the
+    # position before the next move. A mate annotation gives no score.
+    path = tmp_path / "lichess.pgn"
+    path.write_text('[Result "0-1"]\n[Termination "Normal"]\n\n'
+                    "1. e4 { [%eval 0.3] [%clk 0:03:00] } 1... e5 { [%eval 0.25] } 2. Nf3 { [%eval -1.5] } "
+                    "2... Nc6 { [%eval #-3] } 3. Bb5 { [%eval 0.4] } 3... a6 0-1\n")
+    out = tmp_path / "positions.csv"
+    extract.extract_files([str(path)], str(out), skip_plies=0)
+    scores = {chess.Board(fen).epd(): score
+              for (fen, _, _), score in zip(extract.read_csv(str(out)), extract.read_scores(str(out)))}
+    board = chess.Board()
+    expected = {}
+    for san, score in (("e4", None), ("e5", 30), ("Nf3", 25), ("Nc6", -150), ("Bb5", None), ("a6", 40)):
+        expected[board.epd()] = score
+        board.push_san(san)
+    kept = {epd: score for epd, score in expected.items() if epd in scores}
+    assert len(kept) >= 4 and all(scores[epd] == score for epd, score in kept.items())
+    assert any(score is not None for score in kept.values())
+
+
+@pytest.mark.parametrize("termination,kept", [
+    ("normal", True), ("Normal", True), ("adjudication", True), ("Game drawn by repetition", True),
+    ("Hikaru won by resignation", True), ("time forfeit", False), ("Time forfeit", False),
+    ("Magnus won on time", False), ("Abandoned", False), ("Game abandoned", False), ("rules infraction", False),
+    ("Rules infraction", False), ("unterminated", False)])
+def test_games_count_unless_their_termination_names_a_fault_in_any_tools_words(tmp_path, termination, kept):
+    # PGN's values (match.py, cutechess), lichess's capitalised ones, chess.com's sentences.
+    path = tmp_path / "game.pgn"
+    path.write_text('[Result "1-0"]\n[Termination "%s"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 1-0\n' % termination)
+    stats = extract.extract_files([str(path)], str(tmp_path / "positions.csv"), skip_plies=0)
+    assert stats.games_kept == (1 if kept else 0)
