@@ -1,5 +1,6 @@
 """Candidate evaluation terms for the tuner: king shelter, pawn threats, passed-pawn path and
-king distances, rooks on the seventh, knight outposts.
+king distances, rooks on the seventh, knight outposts, and three of pawn structure (pawns side
+by side, pawns defended by pawns, backward pawns).
 
 Issue 24 asks for terms added to the evaluation only once tuned weights win a match. Their
 weights are in engine/weights.py (``KING_SHIELD`` ... ``KING_OPEN_FILE``) and are all zero
@@ -18,7 +19,7 @@ import chess
 from engine import weights
 
 NAMES = ("KING_SHIELD", "KING_OPEN_FILE", "PAWN_THREAT", "PASSED_BLOCKED", "PASSED_KING_OWN",
-         "PASSED_KING_OTHER", "ROOK_SEVENTH", "KNIGHT_OUTPOST")
+         "PASSED_KING_OTHER", "ROOK_SEVENTH", "KNIGHT_OUTPOST", "PAWN_PHALANX", "PAWN_SUPPORTED", "PAWN_BACKWARD")
 """The terms, in the order of ``side_counts``; each is an (mg, eg) pair in engine/weights.py."""
 
 DESCRIPTIONS = {
@@ -30,11 +31,16 @@ DESCRIPTIONS = {
     "PASSED_KING_OTHER": "(mg, eg) per square of distance from the enemy king to a passed pawn's next square.",
     "ROOK_SEVENTH": "(mg, eg) per rook on the seventh rank (the second for Black).",
     "KNIGHT_OUTPOST": "(mg, eg) per knight on ranks 4-6 defended by a pawn and out of enemy pawns' reach.",
+    "PAWN_PHALANX": "(mg, eg) per pawn with an own pawn beside it (same rank, adjacent file).",
+    "PAWN_SUPPORTED": "(mg, eg) per pawn defended by an own pawn.",
+    "PAWN_BACKWARD": "(mg, eg) per pawn behind its neighbours (none beside or behind it on the adjacent files) "
+                     "whose next square an enemy pawn attacks.",
 }
 """One line per term, for engine/weights.py's docstrings (scripts/tunelib/writer.py)."""
 
-WEIGHTS = tuple(getattr(weights, name) for name in NAMES)
-"""The (mg, eg) weight of each term, in ``NAMES`` order."""
+WEIGHTS = tuple(getattr(weights, name, (0, 0)) for name in NAMES)
+"""The (mg, eg) weight of each term, in ``NAMES`` order ((0, 0) for a term the weights module
+does not have yet: a module written before the term existed, or while ``tune.py write`` adds it)."""
 
 ENABLED = any(mg or eg for mg, eg in WEIGHTS)
 """Whether any term counts: when false the evaluation skips this module (no cost)."""
@@ -119,16 +125,48 @@ def _passed(own: int, other: int, color: bool) -> int:
     return passed
 
 
-_pawn_memo: Dict[Tuple[int, int, bool], Tuple[int, int, int]] = {}
+def _behind_or_beside(color: bool):
+    """Per square: the adjacent files' squares on its rank and behind it (where an own pawn
+    that can defend it, or could by advancing, stands)."""
+    masks = []
+    for sq in range(64):
+        file, rank = sq & 7, sq >> 3
+        mask = 0
+        for r in (range(0, rank + 1) if color else range(rank, 8)):
+            for f in (file - 1, file + 1):
+                if 0 <= f < 8:
+                    mask |= chess.BB_SQUARES[r * 8 + f]
+        masks.append(mask)
+    return masks
 
 
-def _pawn_info(own: int, other: int, color: bool) -> Tuple[int, int, int]:
-    """(passed pawns, own pawn attacks, outpost squares) of one side: pure functions of the
-    pawns, memoised (pawn structures repeat across the tree)."""
+_BEHIND = (_behind_or_beside(chess.BLACK), _behind_or_beside(chess.WHITE))
+
+_pawn_memo: Dict[Tuple[int, int, bool], Tuple[int, int, int, int, int, int]] = {}
+
+
+def _pawn_info(own: int, other: int, color: bool) -> Tuple[int, int, int, int, int, int]:
+    """(passed pawns, own pawn attacks, outpost squares, phalanx, supported and backward pawn
+    counts) of one side: pure functions of the pawns, memoised (pawn structures repeat across
+    the tree)."""
     key = (own, other, color)
     info = _pawn_memo.get(key)
     if info is None:
         attacks = pawn_attacks(own, color)
+        other_attacks = pawn_attacks(other, not color)
+        beside = ((own & _NOT_A) >> 1) | ((own & _NOT_H) << 1)
+        phalanx = _popcount(own & beside)
+        supported = _popcount(own & attacks)
+        backward = 0
+        behind = _BEHIND[color]
+        step = 8 if color else -8
+        rest = own
+        while rest:
+            sq = rest.bit_length() - 1
+            rest ^= 1 << sq
+            stop = sq + step
+            if 0 <= stop < 64 and other_attacks >> stop & 1 and not own & behind[sq]:
+                backward += 1
         outposts = 0
         spans = _SPAN[color]
         rest = attacks & _OUTPOST_RANKS[color]
@@ -137,7 +175,7 @@ def _pawn_info(own: int, other: int, color: bool) -> Tuple[int, int, int]:
             rest ^= 1 << sq
             if not spans[sq] & other:
                 outposts |= 1 << sq
-        info = (_passed(own, other, color), attacks, outposts)
+        info = (_passed(own, other, color), attacks, outposts, phalanx, supported, backward)
         if len(_pawn_memo) >= 1 << 16:
             _pawn_memo.clear()
         _pawn_memo[key] = info
@@ -150,13 +188,13 @@ def _popcount(bb: int) -> int:
 
 def side_counts(color: bool, own_pawns: int, other_pawns: int, own_knights: int, own_rooks: int,
                 other_pieces: int, other_occupied: int, own_king: int, other_king: int
-                ) -> Tuple[int, int, int, int, int, int, int, int]:
+                ) -> Tuple[int, ...]:
     """One side's counts of the terms, in ``NAMES`` order, from unsigned bitboards.
 
     ``other_pieces``: the enemy's knights, bishops, rooks and queens; ``other_occupied``: all
     enemy pieces; kings as squares (-1 when a side has none: its king terms count 0).
     """
-    passed, attacks, outposts = _pawn_info(own_pawns, other_pawns, color)
+    passed, attacks, outposts, phalanx, supported, backward = _pawn_info(own_pawns, other_pawns, color)
     shield = open_file = 0
     if own_king >= 0:
         shield = _popcount(own_pawns & _SHIELD[color][own_king])
@@ -177,7 +215,8 @@ def side_counts(color: bool, own_pawns: int, other_pawns: int, own_knights: int,
             other_distance += chess.square_distance(other_king, stop)
     seventh = _popcount(own_rooks & _SEVENTH[color])
     outpost = _popcount(own_knights & outposts)
-    return shield, open_file, threats, blocked, own_distance, other_distance, seventh, outpost
+    return (shield, open_file, threats, blocked, own_distance, other_distance, seventh, outpost,
+            phalanx, supported, backward)
 
 
 def board_counts(board: chess.Board, color: bool) -> Tuple[int, ...]:

@@ -430,7 +430,8 @@ TERM_NAMES = ("Material", "Piece-square", "Passed pawns", "Isolated pawns", "Dou
               "Bishop pair", "Rooks on files")
 """The terms of ``breakdown``, in order."""
 EXTRA_TERM_NAMES = ("King shield", "King on open file", "Pawn threats", "Blocked passers", "Passer-own king",
-                    "Passer-enemy king", "Rooks on 7th", "Knight outposts")
+                    "Passer-enemy king", "Rooks on 7th", "Knight outposts", "Pawn phalanx", "Supported pawns",
+                    "Backward pawns")
 """The candidate terms' names (``engine.eval_terms.NAMES``' order), shown after ``TERM_NAMES``
 when they count."""
 

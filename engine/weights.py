@@ -178,5 +178,14 @@ ROOK_SEVENTH = (0, 0)
 KNIGHT_OUTPOST = (0, 0)
 """(mg, eg) per knight on ranks 4-6 defended by a pawn and out of enemy pawns' reach."""
 
+PAWN_PHALANX = (0, 0)
+"""(mg, eg) per pawn with an own pawn beside it (same rank, adjacent file)."""
+
+PAWN_SUPPORTED = (0, 0)
+"""(mg, eg) per pawn defended by an own pawn."""
+
+PAWN_BACKWARD = (0, 0)
+"""(mg, eg) per pawn behind its neighbours (none beside or behind it on the adjacent files) whose next square an enemy pawn attacks."""
+
 TEMPO = 10
 """Bonus for the side to move (it can act first); not tapered."""

@@ -124,3 +124,18 @@ def test_with_todays_weights_the_terms_are_off():
     assert not eval_terms.ENABLED and not evaluation._EXTRA
     assert all(weight == (0, 0) for weight in eval_terms.WEIGHTS)
     assert [term.name for term in evaluation.breakdown(chess.Board()).terms] == list(evaluation.TERM_NAMES)
+
+
+def test_pawn_structure_terms():
+    # White: c4 d4 side by side (a phalanx of two), e3 defends d4, g2 alone; Black's b6/f6 cover nothing here.
+    fen = "4k3/8/1p3p2/8/2PP4/4P3/6P1/4K3 w - - 0 1"
+    white = _counts(fen, chess.WHITE)
+    assert white["PAWN_PHALANX"] == 2 and white["PAWN_SUPPORTED"] == 1
+    # Backward: White's d3 has no pawn beside or behind it on c/e (c4, e4 are ahead) and Black's e5
+    # attacks d4, its next square. c4 and e4 are not backward (d3 is behind them).
+    fen = "4k3/8/8/4p3/2P1P3/3P4/8/4K3 w - - 0 1"
+    white = _counts(fen, chess.WHITE)
+    assert white["PAWN_BACKWARD"] == 1 and white["PAWN_SUPPORTED"] == 2  # d3 defends c4 and e4
+    assert _counts("4k3/8/8/4p3/2P1P3/2PP4/8/4K3 w - - 0 1", chess.WHITE)["PAWN_BACKWARD"] == 0  # c3 beside d3
+    # Black mirrors it: d6 backward under White's e4 (e4 attacks d5).
+    assert _counts("4k3/8/3p4/2p1p3/4P3/8/8/4K3 b - - 0 1", chess.BLACK)["PAWN_BACKWARD"] == 1

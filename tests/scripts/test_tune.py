@@ -48,7 +48,7 @@ def test_feature_eval_equals_the_engine_eval_for_the_current_weights():
 
 
 def test_the_vector_names_each_weight_once_and_reads_the_weights_module():
-    assert len(params.NAMES) == len(set(params.NAMES)) == 785
+    assert len(params.NAMES) == len(set(params.NAMES)) == 791
     weights = params.current()
     assert weights[params.NAMES.index("MG_VALUE[2]")] == 337
     assert weights[params.NAMES.index("EG_TABLES[6][0]")] == -74
@@ -56,7 +56,7 @@ def test_the_vector_names_each_weight_once_and_reads_the_weights_module():
     assert params.group_indices("tempo") == [params.TEMPO_INDEX]
     assert len(params.group_indices("material")) == 10
     assert [params.NAMES[i] for i in params.group_indices("candidates")][:2] == ["KING_SHIELD[0]", "KING_SHIELD[1]"]
-    assert len(params.group_indices("candidates")) == 16
+    assert len(params.group_indices("candidates")) == 22
     with pytest.raises(ValueError):
         params.group_indices("kings")
     # A module written before the candidate terms existed reads as if their weights were zero.
