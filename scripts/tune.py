@@ -14,6 +14,7 @@ a module shaped as engine/weights.py. See docs/tuning.md.
 """
 
 import argparse
+import sys
 import time
 from typing import List, Optional
 
@@ -120,9 +121,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Run one subcommand; its exit status."""
+    """Run one subcommand; its exit status (2, with the reason on stderr, for an input it
+    cannot read: a missing file, a CSV or JSON that is not the step's)."""
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except (OSError, ValueError) as error:  # json.JSONDecodeError is a ValueError
+        print("tune.py %s: error: %s" % (args.command, error), file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -178,15 +178,40 @@ def write_csv(rows: Iterator[tuple], handle: IO[str]) -> None:
 
 
 def read_csv(path: str) -> List[Tuple[str, float, int]]:
-    """(fen, label, game number) of every row of an ``extract`` CSV."""
+    """(fen, label, game number) of every row of an ``extract`` CSV; ValueError naming the file
+    and the line for a file that is not one (missing columns, a result outside 0-1, a game
+    number that is not a number)."""
+    rows = []
     with open(path, newline="") as handle:
-        return [(row["fen"], float(row["result"]), int(row["game"])) for row in csv.DictReader(handle)]
+        reader = csv.DictReader(handle)
+        missing = [name for name in ("fen", "result", "game") if name not in (reader.fieldnames or ())]
+        if missing:
+            raise ValueError("%s: not a tune.py extract CSV (no %s column)" % (path, ", ".join(missing)))
+        for row in reader:
+            try:
+                label = float(row["result"])
+                game = int(row["game"])
+            except (TypeError, ValueError):
+                raise ValueError("%s, line %d: result %r or game %r is not a number"
+                                 % (path, reader.line_num, row["result"], row["game"])) from None
+            if not 0.0 <= label <= 1.0:
+                raise ValueError("%s, line %d: result %s is not between 0 and 1" % (path, reader.line_num, label))
+            rows.append((row["fen"], label, game))
+    return rows
 
 
 def read_scores(path: str) -> List[Optional[int]]:
     """The ``score`` column of an ``extract`` CSV, row by row (None where empty or absent)."""
+    scores: List[Optional[int]] = []
     with open(path, newline="") as handle:
-        return [int(row["score"]) if row.get("score") else None for row in csv.DictReader(handle)]
+        reader = csv.DictReader(handle)
+        for row in reader:
+            try:
+                scores.append(int(row["score"]) if row.get("score") else None)
+            except ValueError:
+                raise ValueError("%s, line %d: score %r is not a whole number of centipawns"
+                                 % (path, reader.line_num, row["score"])) from None
+    return scores
 
 
 def extract_files(paths: List[str], output: str, skip_plies: int = 16, max_ply: int = 400) -> Stats:

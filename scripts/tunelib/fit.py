@@ -189,21 +189,26 @@ def _scores(positions: List[features.Features], weights: Sequence[int]) -> List[
 
 
 def split(rows: List[Tuple[str, float, int]], holdout: int, report: Callable[[str], None] = lambda line: None,
-          scores: Optional[Sequence[Optional[int]]] = None
+          scores: Optional[Sequence[Optional[int]]] = None, source: str = ""
           ) -> Tuple[List[features.Features], List[float], List[features.Features], List[float], List[Optional[int]]]:
     """The rows' features and labels to fit, then those held out (every ``holdout``-th game),
-    then the fitted rows' search scores (``scores``, row by row; None where absent)."""
+    then the fitted rows' search scores (``scores``, row by row; None where absent). A FEN that
+    does not parse is a ValueError naming ``source`` (the CSV) and the row."""
     train: List[features.Features] = []
     train_labels: List[float] = []
     train_scores: List[Optional[int]] = []
     test: List[features.Features] = []
     test_labels: List[float] = []
     for index, (fen, label, game) in enumerate(rows):
+        try:
+            board = chess.Board(fen)
+        except ValueError as error:
+            raise ValueError("%sposition %d (%r): %s" % (source + ", " if source else "", index + 1, fen, error)) from None
         if holdout and game % holdout == 0:
-            test.append(features.extract(chess.Board(fen)))
+            test.append(features.extract(board))
             test_labels.append(label)
         else:
-            train.append(features.extract(chess.Board(fen)))
+            train.append(features.extract(board))
             train_labels.append(label)
             train_scores.append(scores[index] if scores else None)
     report("positions: %d to fit, %d held out%s"
@@ -232,7 +237,7 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
         ) -> FitResult:
     """Fit K (unless given), then the weights in ``groups`` to the (fen, label, game) rows
     (their labels blended with ``scores`` by ``score_weight``, see ``blend``)."""
-    train, train_labels, test, test_labels, train_scores = split(rows, holdout, report, scores)
+    train, train_labels, test, test_labels, train_scores = split(rows, holdout, report, scores, positions_file)
     weights = list(initial)
     if k is None:
         k = find_k(_scores(train, weights), train_labels)

@@ -88,7 +88,7 @@ def fit_gradient(rows: List[Tuple[str, float, int]], initial: Sequence[int], epo
     """Fit K (unless given), then the weights in ``groups`` by ``epochs`` Adam steps of size
     ``rate`` (centipawns) on the (fen, label, game) rows (labels blended with ``scores`` by
     ``score_weight``: ``tunelib.fit.blend``)."""
-    train, train_labels, test, test_labels, train_scores = fit.split(rows, holdout, report, scores)
+    train, train_labels, test, test_labels, train_scores = fit.split(rows, holdout, report, scores, positions_file)
     start = list(initial)
     if k is None:
         k = fit.find_k(fit._scores(train, start), train_labels)

@@ -88,7 +88,10 @@ def diff(old: Sequence[int], new: Sequence[int]) -> List[str]:
 def load(path: str) -> dict:
     """The JSON ``tune.py fit`` wrote (``names``, ``weights``, figures); its names must be ours."""
     with open(path) as handle:
-        data = json.load(handle)
+        try:
+            data = json.load(handle)
+        except ValueError as error:
+            raise ValueError("%s: not the JSON of tune.py fit (%s)" % (path, error)) from None
     if data.get("names") != params.NAMES:
         raise ValueError("%s: its weight names are not this checkout's (tunelib/params.py)" % path)
     return data

@@ -277,10 +277,27 @@ def test_write_produces_an_importable_module_with_the_fitted_weights(tmp_path, c
     assert lines == ["MG_TABLES[2][27]: 53 -> -5 (-58)", "PASSED_EG[5]: 60 -> 77 (+17)", "TEMPO: 10 -> 12 (+2)"]
 
 
-def test_write_refuses_a_fit_of_other_weights(tmp_path):
+def test_write_refuses_a_fit_of_other_weights(tmp_path, capsys):
     (tmp_path / "other.json").write_text(json.dumps({"names": ["x"], "weights": [1]}))
-    with pytest.raises(ValueError):
-        tune.main(["write", str(tmp_path / "other.json")])
+    assert tune.main(["write", str(tmp_path / "other.json")]) == 2
+    assert "other.json: its weight names are not this checkout's" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command,content,message", [
+    ("extract", None, "No such file or directory"),
+    ("fit", "a,b\n1,2\n", "not a tune.py extract CSV (no fen, result, game column)"),
+    ("fit", "fen,result,game\nnot a fen,1,1\n", "position 1 ('not a fen')"),
+    ("fit", "fen,result,game\n8/8/8/8/8/8/8/K6k w - - 0 1,2,1\n", "line 2: result 2.0 is not between 0 and 1"),
+    ("fit", "fen,result,game\n8/8/8/8/8/8/8/K6k w - - 0 1,1-0,1\n", "line 2: result '1-0' or game '1' is not a number"),
+    ("write", "{", "not the JSON of tune.py fit")])
+def test_inputs_it_cannot_read_end_with_the_file_and_the_reason(tmp_path, capsys, command, content, message):
+    path = tmp_path / ("input.pgn" if command == "extract" else "input.csv" if command == "fit" else "input.json")
+    if content is not None:
+        path.write_text(content)
+    argv = [command, str(path)] + (["-o", str(tmp_path / "out")] if command != "write" else [])
+    assert tune.main(argv) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("tune.py %s: error: " % command) and message in error and "input." in error
 
 
 def test_gen_runs_a_match_py_self_play_command():
