@@ -38,3 +38,12 @@ def test_a_reader_that_goes_away_ends_the_script_quietly_with_status_1():
     process.stdout.close()
     error = process.stderr.read().decode()
     assert process.wait(timeout=60) == 1 and "Traceback" not in error and "BrokenPipe" not in error
+
+
+def test_an_os_error_ends_the_script_with_one_line_naming_the_file():
+    code = ("import sys\nsys.path.insert(0, %r)\nfrom matchlib import cli\n"
+            "def main():\n    open('/nonexistent/input.pgn')\ncli.run(main)\n") % os.path.join(ROOT, "scripts")
+    process = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    error = process.stderr.decode()
+    assert process.returncode == 2 and "Traceback" not in error
+    assert error.count("\n") == 1 and "error: [Errno 2] No such file or directory: '/nonexistent/input.pgn'" in error
