@@ -48,38 +48,35 @@ ENABLED = any(mg or eg for mg, eg in WEIGHTS)
 _FULL = chess.BB_ALL
 
 
-def _shield_masks(color: bool):
+def _square_masks(ranks, file_offsets):
+    """Per square: the squares on the ranks ``ranks(its rank)`` and on the files at
+    ``file_offsets`` from its own (off-board ones left out)."""
     masks = []
     for sq in range(64):
         file, rank = sq & 7, sq >> 3
         mask = 0
-        for step in (1, 2):
-            r = rank + step if color else rank - step
-            if 0 <= r < 8:
-                for f in (file - 1, file, file + 1):
-                    if 0 <= f < 8:
-                        mask |= chess.BB_SQUARES[r * 8 + f]
-        masks.append(mask)
-    return masks
-
-
-def _attack_span(color: bool):
-    """Per square: the adjacent files' squares ahead of it (where an enemy pawn that can ever
-    attack it stands)."""
-    masks = []
-    for sq in range(64):
-        file, rank = sq & 7, sq >> 3
-        mask = 0
-        for r in (range(rank + 1, 8) if color else range(0, rank)):
-            for f in (file - 1, file + 1):
-                if 0 <= f < 8:
+        for r in ranks(rank):
+            for f in (file + offset for offset in file_offsets):
+                if 0 <= r < 8 and 0 <= f < 8:
                     mask |= chess.BB_SQUARES[r * 8 + f]
         masks.append(mask)
     return masks
 
 
-_SHIELD = (_shield_masks(chess.BLACK), _shield_masks(chess.WHITE))
-_SPAN = (_attack_span(chess.BLACK), _attack_span(chess.WHITE))
+# Each table is indexed [color][square] (python-chess colours: 0 black, 1 white); "ahead" is
+# up the board for White, down for Black.
+_AHEAD = (lambda rank: range(0, rank), lambda rank: range(rank + 1, 8))
+_SHIELD = (_square_masks(lambda rank: (rank - 1, rank - 2), (-1, 0, 1)),
+           _square_masks(lambda rank: (rank + 1, rank + 2), (-1, 0, 1)))
+"""The king's file and the adjacent ones, one and two ranks ahead of it."""
+_SPAN = (_square_masks(_AHEAD[0], (-1, 1)), _square_masks(_AHEAD[1], (-1, 1)))
+"""The adjacent files ahead of a square: where an enemy pawn that can ever attack it stands."""
+PASSED_SPANS = (_square_masks(_AHEAD[0], (-1, 0, 1)), _square_masks(_AHEAD[1], (-1, 0, 1)))
+"""``PASSED_SPANS[color][square]``: where an enemy pawn stops a pawn there from being passed
+(engine.evaluate's passed-pawn bonus reads it too)."""
+_BEHIND = (_square_masks(lambda rank: range(rank, 8), (-1, 1)), _square_masks(lambda rank: range(0, rank + 1), (-1, 1)))
+"""The adjacent files on a pawn's rank and behind it: where an own pawn that defends it, or
+could by advancing, stands."""
 _OUTPOST_RANKS = (chess.BB_RANK_5 | chess.BB_RANK_4 | chess.BB_RANK_3, chess.BB_RANK_4 | chess.BB_RANK_5 | chess.BB_RANK_6)
 _SEVENTH = (chess.BB_RANK_2, chess.BB_RANK_7)
 _NOT_A = _FULL & ~chess.BB_FILE_A
@@ -93,54 +90,14 @@ def pawn_attacks(pawns: int, color: bool) -> int:
     return ((pawns & _NOT_A) >> 9) | ((pawns & _NOT_H) >> 7)
 
 
-def _passed_spans(color: bool):
-    """Per square: the squares ahead of a pawn there on its own and the adjacent files (no
-    enemy pawn there = a passed pawn)."""
-    masks = []
-    for sq in range(64):
-        file, rank = sq & 7, sq >> 3
-        mask = 0
-        for r in (range(rank + 1, 8) if color else range(0, rank)):
-            for f in (file - 1, file, file + 1):
-                if 0 <= f < 8:
-                    mask |= chess.BB_SQUARES[r * 8 + f]
-        masks.append(mask)
-    return masks
-
-
-PASSED_SPANS = (_passed_spans(chess.BLACK), _passed_spans(chess.WHITE))
-"""``PASSED_SPANS[color][square]``: where an enemy pawn stops a pawn there from being passed
-(engine.evaluate's passed-pawn bonus reads it too)."""
-
-
 def _passed(own: int, other: int, color: bool) -> int:
     passed = 0
     spans = PASSED_SPANS[color]
-    rest = own
-    while rest:
-        sq = rest.bit_length() - 1
-        rest ^= 1 << sq
+    for sq in chess.scan_forward(own):
         if not spans[sq] & other:
             passed |= 1 << sq
     return passed
 
-
-def _behind_or_beside(color: bool):
-    """Per square: the adjacent files' squares on its rank and behind it (where an own pawn
-    that can defend it, or could by advancing, stands)."""
-    masks = []
-    for sq in range(64):
-        file, rank = sq & 7, sq >> 3
-        mask = 0
-        for r in (range(0, rank + 1) if color else range(rank, 8)):
-            for f in (file - 1, file + 1):
-                if 0 <= f < 8:
-                    mask |= chess.BB_SQUARES[r * 8 + f]
-        masks.append(mask)
-    return masks
-
-
-_BEHIND = (_behind_or_beside(chess.BLACK), _behind_or_beside(chess.WHITE))
 
 _pawn_memo: Dict[Tuple[int, int, bool], Tuple[int, int, int, int, int, int]] = {}
 
@@ -160,19 +117,13 @@ def _pawn_info(own: int, other: int, color: bool) -> Tuple[int, int, int, int, i
         backward = 0
         behind = _BEHIND[color]
         step = 8 if color else -8
-        rest = own
-        while rest:
-            sq = rest.bit_length() - 1
-            rest ^= 1 << sq
+        for sq in chess.scan_forward(own):
             stop = sq + step
             if 0 <= stop < 64 and other_attacks >> stop & 1 and not own & behind[sq]:
                 backward += 1
         outposts = 0
         spans = _SPAN[color]
-        rest = attacks & _OUTPOST_RANKS[color]
-        while rest:
-            sq = rest.bit_length() - 1
-            rest ^= 1 << sq
+        for sq in chess.scan_forward(attacks & _OUTPOST_RANKS[color]):
             if not spans[sq] & other:
                 outposts |= 1 << sq
         info = (_passed(own, other, color), attacks, outposts, phalanx, supported, backward)
@@ -202,10 +153,7 @@ def side_counts(color: bool, own_pawns: int, other_pawns: int, own_knights: int,
     threats = _popcount(attacks & other_pieces)
     blocked = own_distance = other_distance = 0
     step = 8 if color else -8
-    rest = passed
-    while rest:
-        sq = rest.bit_length() - 1
-        rest ^= 1 << sq
+    for sq in chess.scan_forward(passed):
         stop = sq + step
         if other_occupied >> stop & 1:
             blocked += 1

@@ -373,6 +373,25 @@ def test_the_gradient_method_with_patience_keeps_its_best_epoch_and_is_reproduci
         in out.read_text().replace('"\n          "', "")
 
 
+def _check_scores(tmp_path, pgn, moves):
+    """Extract ``pgn`` and check the score column: ``moves`` are (SAN, expected score of the
+    position before that move, White's view, or None); most of these positions are kept."""
+    path = tmp_path / "scored.pgn"
+    path.write_text(pgn)
+    out = tmp_path / "positions.csv"
+    extract.extract_files([str(path)], str(out), skip_plies=0)
+    found = {chess.Board(fen).epd(): score
+             for (fen, _, _), score in zip(extract.read_csv(str(out)), extract.read_scores(str(out)))}
+    board = chess.Board()
+    expected = {}
+    for san, score in moves:
+        expected[board.epd()] = score
+        board.push_san(san)
+    kept = {epd: score for epd, score in expected.items() if epd in found}
+    assert len(kept) >= 4 and all(found[epd] == score for epd, score in kept.items())
+    assert any(score is not None for score in kept.values())
+
+
 def test_extract_reads_each_moves_search_score_from_whites_side(tmp_path):
     assert extract.comment_score("+0.35/12 0.251s") == 35
     assert extract.comment_score("-1.2/4 0.1s, White resigns (score adjudication)") == -120
@@ -380,22 +399,11 @@ def test_extract_reads_each_moves_search_score_from_whites_side(tmp_path):
     assert extract.comment_score("book") is None and extract.comment_score("") is None
     assert extract.comment_score("0.00/9 0.2s") == 0  # cutechess writes no sign on zero
     assert extract.comment_score("3 pawns up") is None  # a remark, not a score
-    path = tmp_path / "scored.pgn"
-    path.write_text('[Result "1-0"]\n[Termination "adjudication"]\n\n'
-                    "1. e4 { +0.30/5 0.1s } e5 { +0.20/5 0.1s } 2. Nf3 { +0.40/5 0.1s } Nc6 { -0.10/5 0.1s } "
-                    "3. Bb5 { +0.50/5 0.1s } a6 { +M3/5 0.1s } 4. Ba4 1-0\n")
-    out = tmp_path / "positions.csv"
-    extract.extract_files([str(path)], str(out), skip_plies=0)
-    rows = extract.read_csv(str(out))
-    scores = extract.read_scores(str(out))
-    by_fen = {chess.Board(fen).epd(): score for (fen, _, _), score in zip(rows, scores)}
-    board = chess.Board()
-    expected = {}
-    for san, score in (("e4", 30), ("e5", -20), ("Nf3", 40), ("Nc6", 10), ("Bb5", 50), ("a6", None)):
-        expected[board.epd()] = score  # the score of the move played from this position, White's view
-        board.push_san(san)
-    kept = {epd: score for epd, score in expected.items() if epd in by_fen}
-    assert len(kept) >= 4 and all(by_fen[epd] == score for epd, score in kept.items())
+    # The score of the move played from a position, turned to White's view.
+    _check_scores(tmp_path, '[Result "1-0"]\n[Termination "adjudication"]\n\n'
+                  "1. e4 { +0.30/5 0.1s } e5 { +0.20/5 0.1s } 2. Nf3 { +0.40/5 0.1s } Nc6 { -0.10/5 0.1s } "
+                  "3. Bb5 { +0.50/5 0.1s } a6 { +M3/5 0.1s } 4. Ba4 1-0\n",
+                  (("e4", 30), ("e5", -20), ("Nf3", 40), ("Nc6", 10), ("Bb5", 50), ("a6", None)))
 
 
 def test_blended_labels_mix_the_result_with_the_scores_win_probability():
@@ -417,22 +425,10 @@ def test_blended_labels_mix_the_result_with_the_scores_win_probability():
 def test_extract_reads_lichess_eval_annotations_of_the_position_reached(tmp_path):
     # [%eval] is White's view of the position after the move it follows: the score of the
     # position before the next move. A mate annotation gives no score.
-    path = tmp_path / "lichess.pgn"
-    path.write_text('[Result "0-1"]\n[Termination "Normal"]\n\n'
-                    "1. e4 { [%eval 0.3] [%clk 0:03:00] } 1... e5 { [%eval 0.25] } 2. Nf3 { [%eval -1.5] } "
-                    "2... Nc6 { [%eval #-3] } 3. Bb5 { [%eval 0.4] } 3... a6 0-1\n")
-    out = tmp_path / "positions.csv"
-    extract.extract_files([str(path)], str(out), skip_plies=0)
-    scores = {chess.Board(fen).epd(): score
-              for (fen, _, _), score in zip(extract.read_csv(str(out)), extract.read_scores(str(out)))}
-    board = chess.Board()
-    expected = {}
-    for san, score in (("e4", None), ("e5", 30), ("Nf3", 25), ("Nc6", -150), ("Bb5", None), ("a6", 40)):
-        expected[board.epd()] = score
-        board.push_san(san)
-    kept = {epd: score for epd, score in expected.items() if epd in scores}
-    assert len(kept) >= 4 and all(scores[epd] == score for epd, score in kept.items())
-    assert any(score is not None for score in kept.values())
+    _check_scores(tmp_path, '[Result "0-1"]\n[Termination "Normal"]\n\n'
+                  "1. e4 { [%eval 0.3] [%clk 0:03:00] } 1... e5 { [%eval 0.25] } 2. Nf3 { [%eval -1.5] } "
+                  "2... Nc6 { [%eval #-3] } 3. Bb5 { [%eval 0.4] } 3... a6 0-1\n",
+                  (("e4", None), ("e5", 30), ("Nf3", 25), ("Nc6", -150), ("Bb5", None), ("a6", 40)))
 
 
 @pytest.mark.parametrize("termination,kept", [
