@@ -45,6 +45,21 @@ does not have yet: a module written before the term existed, or while ``tune.py 
 ENABLED = any(mg or eg for mg, eg in WEIGHTS)
 """Whether any term counts: when false the evaluation skips this module (no cost)."""
 
+
+def set_weights(table: Tuple[Tuple[int, int], ...]) -> None:
+    """Use ``table`` ((mg, eg) per term, ``NAMES`` order) from now on (tests; the engine reads
+    engine/weights.py once). The caller also sets ``engine.evaluate._EXTRA`` and empties its
+    pawn caches, which hold weighted sums."""
+    global WEIGHTS, ENABLED, _SHIELD_W, _OPEN_W, _THREAT_W, _BLOCKED_W, _KING_OWN_W, _KING_OTHER_W
+    global _SEVENTH_W, _OUTPOST_W, _PHALANX_W, _SUPPORTED_W, _BACKWARD_W
+    WEIGHTS = tuple(table)
+    ENABLED = any(mg or eg for mg, eg in WEIGHTS)
+    (_SHIELD_W, _OPEN_W, _THREAT_W, _BLOCKED_W, _KING_OWN_W, _KING_OTHER_W, _SEVENTH_W, _OUTPOST_W, _PHALANX_W,
+     _SUPPORTED_W, _BACKWARD_W) = WEIGHTS
+
+
+set_weights(WEIGHTS)
+
 _FULL = chess.BB_ALL
 
 
@@ -176,6 +191,72 @@ def board_counts(board: chess.Board, color: bool) -> Tuple[int, ...]:
     return side_counts(color, board.pawns & own, board.pawns & other, board.knights & own, board.rooks & own,
                        (board.knights | board.bishops | board.rooks | board.queens) & other, other,
                        -1 if own_king is None else own_king, -1 if other_king is None else other_king)
+
+
+def pawn_terms(white_pawns: int, black_pawns: int) -> Tuple[int, int, Tuple[int, int, int], Tuple[int, int, int]]:
+    """For the search's pawn cache (``engine.evaluate``): the White-positive (mg, eg) of the
+    three pawn-structure terms, then Black's and White's (passed pawns, pawn attacks, outpost
+    squares) for ``piece_terms``."""
+    white = _pawn_info(white_pawns, black_pawns, True)
+    black = _pawn_info(black_pawns, white_pawns, False)
+    phalanx, supported, backward = white[3] - black[3], white[4] - black[4], white[5] - black[5]
+    mg = _PHALANX_W[0] * phalanx + _SUPPORTED_W[0] * supported + _BACKWARD_W[0] * backward
+    eg = _PHALANX_W[1] * phalanx + _SUPPORTED_W[1] * supported + _BACKWARD_W[1] * backward
+    return mg, eg, black[:3], white[:3]
+
+
+def piece_terms(color: bool, own_pawns: int, own_king: int, other_king: int, pawn_info: Tuple[int, int, int],
+                own_knights: int, own_rooks: int, other_pieces: int, other_occupied: int) -> Tuple[int, int]:
+    """(mg, eg) of one side's terms other than the three of pawn structure, weighted: the
+    search's fast path (``side_counts`` counts the same; a test compares the two). Unsigned
+    bitboards; ``pawn_info`` is this side's (passed, attacks, outposts) from ``pawn_terms``."""
+    # Per node when the terms count: weights applied as the counts come, popcounts only for
+    # non-empty sets, no counts tuple, the pawn part from the search's pawn cache. With the terms
+    # on, evaluate_position took 4.3 us through side_counts and score, 2.3 us this way (0.7 us
+    # with them off; timeit over the 22 bench positions, CPython 3.11, a loaded machine).
+    passed, attacks, outposts = pawn_info
+    mg = eg = 0
+    if own_king >= 0:
+        shield = own_pawns & _SHIELD[color][own_king]
+        if shield:
+            count = _popcount(shield)
+            mg += _SHIELD_W[0] * count
+            eg += _SHIELD_W[1] * count
+        if not own_pawns & chess.BB_FILES[own_king & 7]:
+            mg += _OPEN_W[0]
+            eg += _OPEN_W[1]
+    threats = attacks & other_pieces
+    if threats:
+        count = _popcount(threats)
+        mg += _THREAT_W[0] * count
+        eg += _THREAT_W[1] * count
+    if passed:
+        step = 8 if color else -8
+        distance = chess.square_distance
+        for sq in chess.scan_forward(passed):
+            stop = sq + step
+            if other_occupied >> stop & 1:
+                mg += _BLOCKED_W[0]
+                eg += _BLOCKED_W[1]
+            if own_king >= 0:
+                count = distance(own_king, stop)
+                mg += _KING_OWN_W[0] * count
+                eg += _KING_OWN_W[1] * count
+            if other_king >= 0:
+                count = distance(other_king, stop)
+                mg += _KING_OTHER_W[0] * count
+                eg += _KING_OTHER_W[1] * count
+    seventh = own_rooks & _SEVENTH[color]
+    if seventh:
+        count = _popcount(seventh)
+        mg += _SEVENTH_W[0] * count
+        eg += _SEVENTH_W[1] * count
+    outposts = own_knights & outposts
+    if outposts:
+        count = _popcount(outposts)
+        mg += _OUTPOST_W[0] * count
+        eg += _OUTPOST_W[1] * count
+    return mg, eg
 
 
 def score(counts: Tuple[int, ...]) -> Tuple[int, int]:

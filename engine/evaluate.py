@@ -184,6 +184,17 @@ _EXTRA = eval_terms.ENABLED
 zero); false with today's weights, so neither evaluation calls that module."""
 
 
+def use_candidate_weights(table) -> None:
+    """Give the candidate terms the weights ``table`` ((mg, eg) per ``eval_terms.NAMES``) in
+    this process, and empty the pawn caches that hold weighted sums (tests and experiments;
+    the engine reads engine/weights.py once)."""
+    global _EXTRA
+    eval_terms.set_weights(table)
+    _EXTRA = eval_terms.ENABLED
+    _pawn_cache.clear()
+    _pawn_entries.clear()
+
+
 def blend(board: chess.Board, mg: int, eg: int, phase: int) -> int:
     """Score from the side to move, given the incremental White-positive sums."""
     pmg, peg = positional(board)
@@ -210,11 +221,12 @@ _SFILES = [file_mask - (1 << 64) if file_mask >> 63 else file_mask for file_mask
 _H8 = -(1 << 63)
 
 
-def _pawn_entry(white_pawns: int, black_pawns: int) -> Tuple[int, int, int, int, int, int, int]:
+def _pawn_entry(white_pawns: int, black_pawns: int) -> tuple:
     """What ``evaluate_position`` keeps per pawn structure: both pawn bitboards (to tell a
     structure from another with the same cache key), the White-positive (mg, eg) of
     ``pawn_structure``, and the squares of the open files, of the files half-open for White
-    (black pawns only) and of those half-open for Black (signed bitboards)."""
+    (black pawns only) and of those half-open for Black (signed bitboards); when the candidate
+    terms count, also what ``_extra_position`` reads."""
     mg, eg = pawn_structure(white_pawns, black_pawns)
     open_files = white_half_open = black_half_open = 0
     for file_mask in _SFILES:
@@ -224,7 +236,13 @@ def _pawn_entry(white_pawns: int, black_pawns: int) -> Tuple[int, int, int, int,
             white_half_open |= file_mask
         elif not black_pawns & file_mask:
             black_half_open |= file_mask
-    return white_pawns, black_pawns, mg, eg, open_files, white_half_open, black_half_open
+    if not _EXTRA:
+        return white_pawns, black_pawns, mg, eg, open_files, white_half_open, black_half_open
+    # The candidate terms count: their pawn-structure part goes into the sums, and each side's
+    # passed pawns, pawn attacks and outposts stay for _extra_position (indices 7 and 8).
+    extra_mg, extra_eg, black_info, white_info = eval_terms.pawn_terms(white_pawns, black_pawns)
+    return (white_pawns, black_pawns, mg + extra_mg, eg + extra_eg, open_files, white_half_open, black_half_open,
+            black_info, white_info)
 
 
 _pawn_entries = {}
@@ -308,7 +326,7 @@ def evaluate_position(pos) -> int:
                 mg -= _SEMI_OPEN_MG * count
                 eg -= _SEMI_OPEN_EG * count
     if _EXTRA:
-        mg, eg = _extra_position(pos, mg, eg)
+        mg, eg = _extra_position(pos, mg, eg, entry)
     phase = pos.phase
     if phase > 24:
         phase = 24
@@ -320,8 +338,9 @@ def evaluate_position(pos) -> int:
 assert PHASE_MAX == 24  # written out in evaluate_position
 
 
-def _extra_position(pos, mg: int, eg: int) -> Tuple[int, int]:
-    """``mg`` and ``eg`` plus the candidate terms (``engine.eval_terms``) of a Position."""
+def _extra_position(pos, mg: int, eg: int, entry) -> Tuple[int, int]:
+    """``mg`` and ``eg`` plus the candidate terms (``engine.eval_terms``) of a Position other
+    than the pawn-structure ones, which its pawn ``entry`` already holds."""
     full = chess.BB_ALL  # the Position's bitboards are signed; eval_terms reads unsigned ones
     bb = pos.bb
     white = pos.occ[1] & full
@@ -329,10 +348,10 @@ def _extra_position(pos, mg: int, eg: int) -> Tuple[int, int]:
     pawns, knights, rooks = bb[1] & full, bb[2] & full, bb[4] & full
     pieces = (bb[2] | bb[3] | bb[4] | bb[5]) & full
     kings = pos.king_squares
-    wmg, weg = eval_terms.score(eval_terms.side_counts(
-        True, pawns & white, pawns & black, knights & white, rooks & white, pieces & black, black, kings[1], kings[0]))
-    bmg, beg = eval_terms.score(eval_terms.side_counts(
-        False, pawns & black, pawns & white, knights & black, rooks & black, pieces & white, white, kings[0], kings[1]))
+    wmg, weg = eval_terms.piece_terms(True, pawns & white, kings[1], kings[0], entry[8], knights & white,
+                                      rooks & white, pieces & black, black)
+    bmg, beg = eval_terms.piece_terms(False, pawns & black, kings[0], kings[1], entry[7], knights & black,
+                                      rooks & black, pieces & white, white)
     return mg + wmg - bmg, eg + weg - beg
 
 

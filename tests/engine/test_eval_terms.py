@@ -84,12 +84,13 @@ def test_counts_are_colour_symmetric():
 
 
 @pytest.fixture
-def counting(monkeypatch):
-    """The terms switched on with distinct weights (as a tuned module would)."""
+def counting():
+    """The terms switched on with distinct weights (as a tuned module would), off again after."""
+    before = eval_terms.WEIGHTS
     weights = tuple((3 + 2 * i, -5 + 3 * i) for i in range(len(NAMES)))
-    monkeypatch.setattr(eval_terms, "WEIGHTS", weights)
-    monkeypatch.setattr(evaluation, "_EXTRA", True)
-    return weights
+    evaluation.use_candidate_weights(weights)
+    yield weights
+    evaluation.use_candidate_weights(before)
 
 
 def test_both_boards_evaluate_the_terms_alike_once_they_count(counting):

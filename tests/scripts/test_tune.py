@@ -13,6 +13,7 @@ import pytest
 import match
 import tune
 from engine import eval_terms, evaluate as evaluation
+from engine.board import Position
 from engine.evaluate import evaluate
 from engine.search import Searcher
 from tests.paths import ROOT
@@ -67,22 +68,26 @@ def test_the_vector_names_each_weight_once_and_reads_the_weights_module():
     assert params.tables(weights, old)["KNIGHT_OUTPOST"] == (0, 0)
 
 
-def test_feature_eval_equals_the_engine_eval_with_the_candidate_terms_counting(monkeypatch):
+def test_feature_eval_equals_the_engine_eval_with_the_candidate_terms_counting():
     weights = params.current()
     table = []
     for i, name in enumerate(eval_terms.NAMES):
         pair = (4 + 3 * i, -7 + 2 * i)
         table.append(pair)
         weights[params.NAMES.index("%s[0]" % name)], weights[params.NAMES.index("%s[1]" % name)] = pair
-    monkeypatch.setattr(eval_terms, "WEIGHTS", tuple(table))
-    monkeypatch.setattr(evaluation, "_EXTRA", True)
-    boards = _playout_positions(25, seed=31) + _wac_positions()
-    differ = 0
-    for board in boards:
-        score = evaluate(board)
-        assert features.evaluate(features.extract(board), weights, params.TEMPO_INDEX) == score, board.fen()
-        differ += score != features.evaluate(features.extract(board), params.current(), params.TEMPO_INDEX)
-    assert differ > len(boards) // 4  # the candidate terms did change many evaluations
+    before = eval_terms.WEIGHTS
+    evaluation.use_candidate_weights(tuple(table))
+    try:
+        boards = _playout_positions(25, seed=31) + _wac_positions()
+        differ = 0
+        for board in boards:
+            score = evaluate(board)
+            assert features.evaluate(features.extract(board), weights, params.TEMPO_INDEX) == score, board.fen()
+            assert evaluation.evaluate_position(Position(board)) == score, board.fen()
+            differ += score != features.evaluate(features.extract(board), params.current(), params.TEMPO_INDEX)
+        assert differ > len(boards) // 4  # the candidate terms did change many evaluations
+    finally:
+        evaluation.use_candidate_weights(before)
 
 
 def test_the_weights_module_is_the_writers_output_for_the_current_weights():
