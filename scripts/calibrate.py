@@ -52,7 +52,6 @@ and played in order. A check on openings the calibration was not fitted on takes
 import argparse
 import dataclasses
 import importlib.util
-import io
 import json
 import math
 import os
@@ -74,6 +73,7 @@ from matchlib.engines import STOCKFISH_PATHS, find_stockfish, parse_engine_spec 
 from matchlib.jsonout import tally_fields  # noqa: E402
 from matchlib.stats import trinomial_elo  # noqa: E402
 from matchlib.openings import load_openings, pair_order  # noqa: E402
+from matchlib.resume import FAULT_TERMINATIONS, RESULTS, pgn_games  # noqa: E402,F401 - tests read pgn_games here
 from matchlib.tally import Tally  # noqa: E402
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
@@ -261,26 +261,6 @@ def opening_fens(path: str, seed: int, offset: int, pairs: int) -> List[str]:
     return [openings[index].start().fen() for index in order]
 
 
-_RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-FAULT_TERMINATIONS = ("time forfeit", "rules infraction", "abandoned")
-"""PGN Termination values of match.py's faults (time losses, illegal moves, crashes)."""
-
-
-def pgn_games(path: str) -> List[Tuple[Any, str]]:
-    """The games of a PGN file: (headers, as python-chess reads them; the game's own text)."""
-    import chess.pgn
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
-    stream = io.StringIO(text)
-    games = []
-    start = stream.tell()
-    for headers in iter(lambda: chess.pgn.read_headers(stream), None):
-        end = stream.tell()
-        games.append((headers, text[start:end].strip() + "\n\n"))
-        start = end
-    return games
-
-
 def complete_pairs(games: Sequence[Tuple[Any, str]], name: str) -> Tuple[List[Tuple[Any, str]],
                                                                           List[Tuple[str, float, float]]]:
     """The games (``pgn_games``) that form colour-reversed pairs for engine ``name`` (each
@@ -290,7 +270,7 @@ def complete_pairs(games: Sequence[Tuple[Any, str]], name: str) -> Tuple[List[Tu
     by_opening: Dict[str, Tuple[List[Tuple[Any, float]], List[Tuple[Any, float]]]] = {}
     for game in games:
         headers = game[0]
-        white_score = _RESULTS.get(headers.get("Result", "*"))
+        white_score = RESULTS.get(headers.get("Result", "*"))
         if white_score is None or name not in (headers.get("White"), headers.get("Black")):
             continue
         sides = by_opening.setdefault(headers.get("FEN", STARTING_FEN), ([], []))

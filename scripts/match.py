@@ -28,6 +28,7 @@ from matchlib.fastchess import DEFAULT_EVERY as DEFAULT_REPORT_EVERY  # noqa: E4
 from matchlib.game import GameSettings  # noqa: E402
 from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
 from matchlib.plot import DEFAULT_EVERY, MatchPlot, check_path  # noqa: E402
+from matchlib.resume import resume  # noqa: E402
 from matchlib.runner import (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_START,  # noqa: E402
                              Match, MatchConfig)
 from matchlib.cluster import EXIT_UNAVAILABLE  # noqa: E402
@@ -156,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
     output = parser.add_argument_group("output")
     output.add_argument("--pgn", metavar="FILE", help="write every game to this PGN file (default: no PGN)")
     output.add_argument("--pgn-append", action="store_true", help="append to the PGN file instead of replacing it")
+    output.add_argument("--resume", action="store_true",
+                        help="go on with the stopped match whose --pgn FILE this is: its finished pairs count (SPRT "
+                             "included) and are not played again; the same command otherwise (docs/match.md)")
     output.add_argument("--event", default="Pruner match", help="PGN Event tag")
     output.add_argument("--site", default="?", help="PGN Site tag ('?' is the PGN standard's 'unknown')")
     output.add_argument("--json", metavar="FILE", help="write the final numbers (W/D/L, Elo and interval, nElo, LOS, "
@@ -238,6 +242,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error("--json %s: %s" % (args.json, jsonout.check_path(args.json)))
     if args.pgn_append and not args.pgn:
         parser.error("--pgn-append needs --pgn FILE")
+    if args.resume and not args.pgn:
+        parser.error("--resume needs the stopped match's --pgn FILE")
+    if args.resume and args.cluster:
+        parser.error("--resume cannot be used with --cluster")
     if args.report_every < 0:
         parser.error("--report-every must be 0 or more, got %d" % args.report_every)
     tc = _time_control(args, parser)
@@ -250,17 +258,26 @@ def main(argv: Optional[List[str]] = None) -> int:
     else:
         order_text = "sequential from %d" % args.opening_start
     header = ["Openings: %s (%d, %s)" % (source, len(openings), order_text)]
+    resumed = None
+    if args.resume:
+        if args.seed is None and args.random_order:
+            parser.error("--resume needs the stopped match's --seed (its openings' order)")
+        try:
+            resumed = resume(args.pgn, openings, order, args.games)
+        except (OSError, ValueError) as exc:
+            parser.error("--resume: %s" % exc)
     rules = AdjudicationRules(resign_score=args.resign_score, resign_moves=args.resign_moves,
                               draw_score=args.draw_score, draw_moves=args.draw_moves,
                               draw_after=args.draw_after, max_moves=args.max_moves)
     settings = GameSettings(tc=tc, margin=args.margin / 1000.0, rules=rules, move_timeout=args.move_timeout)
     config = MatchConfig(engine1=spec1, engine2=spec2, settings=settings, games=args.games,
                          openings=openings, order=order, concurrency=args.concurrency,
-                         pgn=args.pgn or None, pgn_append=args.pgn_append, sprt=sprt,
+                         pgn=args.pgn or None, pgn_append=args.pgn_append or args.resume, sprt=sprt,
                          chess960=args.chess960, event=args.event, site=args.site,
                          start_timeout=args.start_timeout, header=tuple(header),
                          plot=MatchPlot(args.plot, args.plot_every, sprt) if args.plot else None,
-                         book="" if source == START_POSITION_TEXT else source, report_every=args.report_every)
+                         book="" if source == START_POSITION_TEXT else source, report_every=args.report_every,
+                         resumed=resumed)
     match = ClusterMatch(config, args.cluster) if args.cluster else Match(config)  # Dask: matchlib/cluster.py
     # `kill PID` stops a match as Ctrl-C does (games in progress abandoned, the finished ones
     # counted, the JSON written): a match started in the background by a shell (`cmd &`) has

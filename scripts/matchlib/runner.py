@@ -24,6 +24,7 @@ from .openings import Opening
 from .pgnout import PgnWriter
 from .plot import MatchPlot
 from .report import final_line, progress_line, summary_lines
+from .resume import Resumed
 from .stats import Sprt
 from .tally import Tally
 
@@ -69,6 +70,8 @@ class MatchConfig:
     """The openings file, named in fastchess's result block ('' for none)."""
     report_every: int = fastchess.DEFAULT_EVERY
     """Print fastchess's result block after every N-th pair (0: only at the end)."""
+    resumed: Optional[Resumed] = None
+    """``--resume``: the finished pairs of the stopped match, counted first and not played again."""
 
 
 @dataclass
@@ -114,6 +117,19 @@ class Match:
         self._exit_code = EXIT_DONE
         self.setup = fastchess.Setup(fastchess.time_text(config.settings.tc), book=config.book)
         """What fastchess's result block names (the engines' Threads and Hash once started)."""
+        self._done_pairs = config.resumed.pairs if config.resumed is not None else frozenset()
+        if config.resumed is not None:
+            self._count_resumed(config.resumed)
+
+    def _count_resumed(self, resumed: Resumed) -> None:
+        """Count the stopped match's finished pairs as if just played (the SPRT included)."""
+        self.tally.faults.extend(resumed.faults)
+        for pair, score, engine1_white, termination in resumed.games:
+            completed = self.tally.count(pair, score, engine1_white, termination)
+            if completed and self.config.sprt is not None and self.verdict is None:
+                self.verdict = self.config.sprt.verdict(self.config.sprt.llr(self.tally.pentanomial))
+        if self.verdict is not None:
+            self.stop.set()  # decided before the stop: nothing to play
 
     # -- output -------------------------------------------------------------------------
 
@@ -161,6 +177,8 @@ class Match:
 
     def _take_job(self) -> Optional[GameJob]:
         with self._lock:
+            while self._next_game // 2 + 1 in self._done_pairs:  # finished before --resume
+                self._next_game += 1
             if self.stop.is_set() or self._next_game >= self.config.games:
                 return None
             index = self._next_game
@@ -249,6 +267,13 @@ class Match:
         self.say("Engine 2: %s: %s" % (self.names[1], config.engine2.describe()))
         for line in config.header:
             self.say(line)
+        if config.resumed is not None:
+            resumed = config.resumed
+            self.say("Resumed from %s: %d finished pairs counted (%d games, %d faults), %d games of unfinished "
+                     "pairs left out to be played again" % (resumed.path, len(resumed.pairs), len(resumed.games),
+                                                              len(resumed.faults), resumed.dropped))
+            if self.verdict is not None:
+                self.say("SPRT: %s was accepted before the stop: no game to play" % self.verdict)
         if config.sprt is not None:
             sprt = config.sprt
             self.say("SPRT: elo0 %g elo1 %g alpha %g beta %g (%s Elo, pentanomial), bounds [%.2f, %.2f]" % (

@@ -24,6 +24,7 @@ from matchlib.engines import EnginePlayer, parse_engine_spec, parse_option
 from matchlib.game import GameJob, GameRecord, GameSettings, play_game
 from matchlib.openings import Opening, load_openings, pair_order
 from matchlib.pgnout import record_to_pgn
+from matchlib.resume import pgn_games
 from matchlib.runner import EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED
 from matchlib.tally import Tally
 from matchlib.timecontrol import TimeControl, parse_tc
@@ -624,3 +625,93 @@ def test_pruner_vs_pruner(tmp_path):
     with open(pgn, encoding="utf-8") as handle:
         games = [chess.pgn.read_game(handle) for _ in range(4)]
     assert all(g is not None and g.headers["White"].startswith("Pruner") for g in games)
+
+
+# --- --resume --------------------------------------------------------------------------------
+
+def _rounds(path):
+    with open(path, encoding="utf-8") as handle:
+        return [(int(headers["Round"]), headers.get("FEN")) for headers in
+                iter(lambda: chess.pgn.read_headers(handle), None)]
+
+
+def test_resume_counts_the_finished_pairs_and_plays_the_rest(capsys, tmp_path):
+    pgn = tmp_path / "games.pgn"
+    argv = ["--engine", fake("--name", "A"), "--engine", fake("--name", "B", "--seed", "3"), "--depth", "1",
+            "--games", "8", "--max-moves", "4", "--openings", NOOB, "--sequential", "--opening-start", "40",
+            "--pgn", str(pgn), "--concurrency", "2"]
+    assert match_cli.main(argv) == 0
+    capsys.readouterr()
+    full = dict(_rounds(pgn))
+    # A stop: games 4 and 8 never finished (pairs 2 and 4 unfinished), written out of order.
+    kept = [text for headers, text in pgn_games(str(pgn)) if int(headers["Round"]) in (1, 2, 3, 5, 6, 7)]
+    pgn.write_text("".join(reversed(kept)))
+    assert match_cli.main(argv + ["--resume"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "Resumed from %s: 2 finished pairs counted (4 games, 0 faults), 2 games of unfinished pairs left " \
+           "out to be played again" % pgn in lines
+    progress = [re.match(r"\[\s*(\d+)/8\]", line) for line in lines]
+    assert sorted(int(m.group(1)) for m in progress if m) == [3, 4, 7, 8]  # pairs 2 and 4 again
+    rounds = _rounds(pgn)
+    assert sorted(number for number, _ in rounds) == list(range(1, 9))
+    assert dict(rounds) == full  # every game from the opening the uninterrupted match gave it
+    assert re.match(r"Final: W \d+ D \d+ L \d+  score [\d.]+% \([\d.]+/8\)", lines[-1]), lines[-1]
+
+
+def test_resume_refuses_a_pgn_of_other_openings_and_needs_a_pgn(capsys, tmp_path):
+    pgn = tmp_path / "games.pgn"
+    argv = ["--engine", fake("--name", "A"), "--engine", fake("--name", "B"), "--depth", "1", "--games", "2",
+            "--max-moves", "3", "--openings", NOOB, "--sequential", "--pgn", str(pgn)]
+    assert match_cli.main(argv) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        match_cli.main(argv[:-2] + ["--opening-start", "9", "--pgn", str(pgn), "--resume"])
+    assert stop.value.code == 2
+    error = capsys.readouterr().err
+    assert "--resume: %s: game 1 started from" % pgn in error and "pair 1 opens from" in error
+    with pytest.raises(SystemExit):
+        match_cli.main(argv[:-2] + ["--resume"])
+    assert "--resume needs the stopped match's --pgn FILE" in capsys.readouterr().err
+
+
+def test_resume_after_an_sprt_decided_plays_nothing_and_keeps_the_verdict(capsys, tmp_path):
+    pgn = tmp_path / "games.pgn"
+    argv = ["--engine", fake("--name", "Winner", "--score", "800"), "--engine", fake("--name", "Loser", "--score", "-800"),
+            "--tc", "5+0.05", "--games", "40", "--concurrency", "2", "--resign-score", "600", "--resign-moves", "2",
+            "--sprt", "0", "200", "--alpha", "0.1", "--beta", "0.1", "--seed", "7", "--pgn", str(pgn)]
+    assert match_cli.main(argv) == EXIT_DONE
+    first = capsys.readouterr().out.splitlines()[-1]
+    assert match_cli.main(argv + ["--resume"]) == EXIT_DONE
+    lines = capsys.readouterr().out.splitlines()
+    assert "SPRT: H1 was accepted before the stop: no game to play" in lines
+    assert not any(re.match(r"\[\s*\d+/40\]", line) for line in lines)
+    finished = re.match(r"Final: W (\d+)", first).group(1)
+    assert lines[-1].endswith("SPRT H1") and re.match(r"Final: W (\d+)", lines[-1]).group(1) <= finished
+
+
+def test_resume_reads_faults_and_refuses_what_is_not_one_match(tmp_path):
+    from matchlib.resume import resume
+    openings = [Opening(chess.Board()), Opening(chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"))]
+    pgn = tmp_path / "games.pgn"
+
+    def game(number, result, termination="normal", fen=None):
+        headers = '[Round "%d"]\n[White "%s"]\n[Black "%s"]\n[Result "%s"]\n[Termination "%s"]\n' % (
+            number, "A" if number % 2 else "B", "B" if number % 2 else "A", result, termination)
+        if fen:
+            headers += '[SetUp "1"]\n[FEN "%s"]\n' % fen
+        return headers + "\n" + result + "\n\n"
+
+    end = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    pgn.write_text(game(1, "1-0") + game(2, "1-0", "time forfeit") + game(3, "0-1", fen=end) + game(4, "*", fen=end))
+    resumed = resume(str(pgn), openings, [0, 1], 4)
+    assert resumed.pairs == {1} and resumed.dropped == 2
+    assert resumed.games == [(1, 1.0, True, "normal"), (1, 0.0, False, "time forfeit")]
+    assert [(f.game, f.engine, f.name, f.kind) for f in resumed.faults] == [(2, 1, "A", "time")]
+    assert [int(headers["Round"]) for headers, _ in pgn_games(str(pgn))] == [1, 2]  # the rest taken out
+    pgn.write_text(game(1, "1-0") + game(1, "0-1"))
+    with pytest.raises(ValueError, match="two games numbered 1"):
+        resume(str(pgn), openings, [0, 1], 4)
+    pgn.write_text(game(5, "1-0") + game(6, "0-1"))
+    with pytest.raises(ValueError, match="game 5 is beyond this command's --games 4"):
+        resume(str(pgn), openings, [0, 1], 4)
+    assert resume(str(tmp_path / "none.pgn"), openings, [0, 1], 4).pairs == frozenset()
