@@ -27,7 +27,7 @@ def _gen(args: argparse.Namespace) -> int:
     import match
     from tunelib import gen
     argv = gen.match_argv(args.output, args.games, args.nodes, args.engine, args.jobs, args.seed,
-                          args.openings, args.dir)
+                          args.openings, args.dir, args.resume)
     print(gen.describe(argv), flush=True)
     start = time.monotonic()
     status = match.main(argv)
@@ -77,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--jobs", type=int, default=usable_cpus(), help="games at a time")
     gen.add_argument("--seed", type=int, default=24, help="seed of the opening order")
     gen.add_argument("--openings", metavar="FILE", help="opening book (default: match.py's)")
+    gen.add_argument("--resume", action="store_true",
+                     help="go on with a run that stopped (the same command): the PGN's finished pairs stay")
     gen.set_defaults(run=_gen)
 
     extract = commands.add_parser("extract", help="labelled quiet positions from PGN games")

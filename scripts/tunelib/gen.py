@@ -15,8 +15,9 @@ from typing import List, Optional
 
 
 def match_argv(pgn: str, games: int, nodes: int, engine: str, jobs: int, seed: int,
-               openings: Optional[str] = None, directory: Optional[str] = None) -> List[str]:
-    """The scripts/match.py command line of a self-play run (without the program name)."""
+               openings: Optional[str] = None, directory: Optional[str] = None, resume: bool = False) -> List[str]:
+    """The scripts/match.py command line of a self-play run (without the program name);
+    ``resume``: go on with a run that stopped, from its PGN (``match.py --resume``)."""
     argv = ["--engine", engine, "--engine", engine, "--name1", "Pruner-H2", "--name2", "Pruner-H1",
             "--option1", "Hash=2", "--option2", "Hash=1",
             "--nodes", str(nodes), "--games", str(games), "--jobs", str(jobs), "--seed", str(seed),
@@ -29,6 +30,8 @@ def match_argv(pgn: str, games: int, nodes: int, engine: str, jobs: int, seed: i
         argv += ["--dir1", directory, "--dir2", directory]
     if openings:
         argv += ["--openings", openings]
+    if resume:
+        argv.append("--resume")
     return argv
 
 

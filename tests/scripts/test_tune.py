@@ -313,6 +313,9 @@ def test_gen_runs_a_match_py_self_play_command():
     assert args.option1 != args.option2  # the two sides must not play the same game twice
     assert args.dir1 == args.dir2 == "/tmp/frozen"
     assert gen.describe(argv).startswith("python3 scripts/match.py --engine 'pypy3 -m protocol'")
+    assert not args.resume
+    resumed = match.build_parser().parse_args(gen.match_argv("out.pgn", 100, 3000, "pruner", 2, 24, resume=True))
+    assert resumed.resume and resumed.seed == 24 and resumed.pgn == "out.pgn"
 
 
 def test_the_gradient_is_the_errors_slope():
