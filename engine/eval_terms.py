@@ -45,15 +45,23 @@ does not have yet: a module written before the term existed, or while ``tune.py 
 ENABLED = any(mg or eg for mg, eg in WEIGHTS)
 """Whether any term counts: when false the evaluation skips this module (no cost)."""
 
+PAWN_TERMS = 3
+"""The last ``PAWN_TERMS`` of ``NAMES`` depend on the pawns alone: the search keeps them in its
+pawn cache, so they cost nothing per node."""
+
+PIECES_ENABLED = any(mg or eg for mg, eg in WEIGHTS[:-PAWN_TERMS])
+"""Whether a term that needs more than the pawns counts (``piece_terms``, run at every node)."""
+
 
 def set_weights(table: Tuple[Tuple[int, int], ...]) -> None:
     """Use ``table`` ((mg, eg) per term, ``NAMES`` order) from now on (tests; the engine reads
     engine/weights.py once). The caller also sets ``engine.evaluate._EXTRA`` and empties its
     pawn caches, which hold weighted sums."""
-    global WEIGHTS, ENABLED, _SHIELD_W, _OPEN_W, _THREAT_W, _BLOCKED_W, _KING_OWN_W, _KING_OTHER_W
+    global WEIGHTS, ENABLED, PIECES_ENABLED, _SHIELD_W, _OPEN_W, _THREAT_W, _BLOCKED_W, _KING_OWN_W, _KING_OTHER_W
     global _SEVENTH_W, _OUTPOST_W, _PHALANX_W, _SUPPORTED_W, _BACKWARD_W
     WEIGHTS = tuple(table)
     ENABLED = any(mg or eg for mg, eg in WEIGHTS)
+    PIECES_ENABLED = any(mg or eg for mg, eg in WEIGHTS[:-PAWN_TERMS])
     (_SHIELD_W, _OPEN_W, _THREAT_W, _BLOCKED_W, _KING_OWN_W, _KING_OTHER_W, _SEVENTH_W, _OUTPOST_W, _PHALANX_W,
      _SUPPORTED_W, _BACKWARD_W) = WEIGHTS
 

@@ -182,15 +182,19 @@ def positional(board: chess.Board) -> Tuple[int, int]:
 _EXTRA = eval_terms.ENABLED
 """Whether the candidate terms of ``engine.eval_terms`` count (some weight of theirs is not
 zero); false with today's weights, so neither evaluation calls that module."""
+_EXTRA_PIECES = eval_terms.PIECES_ENABLED
+"""Whether one that needs more than the pawns counts: the search then calls
+``eval_terms.piece_terms`` at every evaluation (the pawn-structure ones are in its pawn cache)."""
 
 
 def use_candidate_weights(table) -> None:
     """Give the candidate terms the weights ``table`` ((mg, eg) per ``eval_terms.NAMES``) in
     this process, and empty the pawn caches that hold weighted sums (tests and experiments;
     the engine reads engine/weights.py once)."""
-    global _EXTRA
+    global _EXTRA, _EXTRA_PIECES
     eval_terms.set_weights(table)
     _EXTRA = eval_terms.ENABLED
+    _EXTRA_PIECES = eval_terms.PIECES_ENABLED
     _pawn_cache.clear()
     _pawn_entries.clear()
 
@@ -325,7 +329,7 @@ def evaluate_position(pos) -> int:
                 count = _count(on_half_open)
                 mg -= _SEMI_OPEN_MG * count
                 eg -= _SEMI_OPEN_EG * count
-    if _EXTRA:
+    if _EXTRA_PIECES:
         mg, eg = _extra_position(pos, mg, eg, entry)
     phase = pos.phase
     if phase > 24:

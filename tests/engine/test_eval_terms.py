@@ -140,3 +140,26 @@ def test_pawn_structure_terms():
     assert _counts("4k3/8/8/4p3/2P1P3/2PP4/8/4K3 w - - 0 1", chess.WHITE)["PAWN_BACKWARD"] == 0  # c3 beside d3
     # Black mirrors it: d6 backward under White's e4 (e4 attacks d5).
     assert _counts("4k3/8/3p4/2p1p3/4P3/8/8/4K3 b - - 0 1", chess.BLACK)["PAWN_BACKWARD"] == 1
+
+
+def test_pawn_structure_terms_alone_live_in_the_pawn_cache():
+    # Only the three pawn-structure terms weighted: no per-node call, the same evaluation.
+    before = eval_terms.WEIGHTS
+    table = tuple((0, 0) for _ in NAMES[:-eval_terms.PAWN_TERMS]) + ((7, 11), (5, -3), (-9, -13))
+    evaluation.use_candidate_weights(table)
+    try:
+        assert eval_terms.ENABLED and not eval_terms.PIECES_ENABLED and not evaluation._EXTRA_PIECES
+        assert eval_terms.NAMES[-eval_terms.PAWN_TERMS:] == ("PAWN_PHALANX", "PAWN_SUPPORTED", "PAWN_BACKWARD")
+        rng = random.Random(5)
+        changed = 0
+        for _ in range(30):
+            board = chess.Board()
+            pos = Position(board)
+            for move in random_moves(rng, board, 50):
+                do_move(pos, from_move(move))
+                score = evaluation.evaluate(board)
+                assert evaluation.evaluate_position(pos) == score, board.fen()
+                changed += eval_terms.board_score(board) != (0, 0)
+        assert changed > 300
+    finally:
+        evaluation.use_candidate_weights(before)
