@@ -3,13 +3,15 @@ king distances, rooks on the seventh, knight outposts, and three of pawn structu
 by side, pawns defended by pawns, backward pawns).
 
 Issue 24 asks for terms added to the evaluation only once tuned weights win a match. Their
-weights are in engine/weights.py (``KING_SHIELD`` ... ``KING_OPEN_FILE``) and are all zero
+weights are in engine/weights.py (``KING_SHIELD`` ... ``PAWN_BACKWARD``) and are all zero
 until a tuned module says otherwise; with every weight zero ``ENABLED`` is false and the
 evaluation never calls this module, so the search and its bench stay as they were.
 
 ``side_counts`` counts one side's features from python-chess (unsigned) bitboards; the
-evaluation (``engine.evaluate``) and the tuner's features (scripts/tunelib/features.py) both
-call it, so the two cannot disagree on what a term counts.
+python-chess board's evaluation (``engine.evaluate.evaluate``) and the tuner's features
+(scripts/tunelib/features.py) both call it, so they cannot disagree on what a term counts.
+The search's evaluation (``evaluate_position``) takes a faster path (``pawn_terms`` in its
+pawn cache, ``piece_terms`` per node); tests compare it with the counting one.
 """
 
 from typing import Dict, Tuple
@@ -55,8 +57,8 @@ PIECES_ENABLED = any(mg or eg for mg, eg in WEIGHTS[:-PAWN_TERMS])
 
 def set_weights(table: Tuple[Tuple[int, int], ...]) -> None:
     """Use ``table`` ((mg, eg) per term, ``NAMES`` order) from now on (tests; the engine reads
-    engine/weights.py once). The caller also sets ``engine.evaluate._EXTRA`` and empties its
-    pawn caches, which hold weighted sums."""
+    engine/weights.py once). Call it through ``engine.evaluate.use_candidate_weights``, which
+    also updates the evaluation's switches and empties its pawn caches (they hold weighted sums)."""
     global WEIGHTS, ENABLED, PIECES_ENABLED, _SHIELD_W, _OPEN_W, _THREAT_W, _BLOCKED_W, _KING_OWN_W, _KING_OTHER_W
     global _SEVENTH_W, _OUTPOST_W, _PHALANX_W, _SUPPORTED_W, _BACKWARD_W
     WEIGHTS = tuple(table)
