@@ -128,7 +128,6 @@ def _scored_captures(pos: Position, us: int, king: int, squares: List[int]) -> L
     own = occ[us]
     occupied = pos.occupied
     blockers = slider_blockers(pos, king, us)
-    king_bb = SQUARES[king]
     packed: List[int] = []
     append = packed.append
     place = 255 << 15

@@ -8,7 +8,6 @@ checked against the analysis records and python-chess's own replay of the game.
 
 import io
 import json
-import os
 import re
 import shutil
 import tempfile

@@ -38,7 +38,7 @@ from protocol.analyse.tasks import Settings, TaskResult
 from protocol.analyse.uci_engine import EngineRunner
 
 from corpus import REAL_GAMES, corpus_games, headers_of, write_corpus
-from paths import FAKE_ENGINE, ROOT, QUIRKY
+from paths import FAKE_ENGINE, ROOT
 
 try:
     import zstandard
