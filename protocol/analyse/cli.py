@@ -23,8 +23,10 @@ import argparse
 import collections
 import contextlib
 import multiprocessing
+import multiprocessing.connection
 import multiprocessing.process
 import os
+import pickle
 import queue
 import signal
 import threading
@@ -147,24 +149,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _worker_main(settings: Settings, work, results) -> None:
-    """A worker process: tasks from ``work`` until None, results and progress to ``results``.
-    Ctrl-C is left to the parent, which terminates the workers; a parent that died without
-    doing so (killed) is noticed within ``ORPHAN_SECONDS`` of the last task."""
+    """A worker process: tasks from ``work`` until None, results and progress to ``results``
+    (the writing end of a pipe of its own). Ctrl-C is left to the parent, which terminates the
+    workers; a parent that died without doing so (killed) is noticed within ``ORPHAN_SECONDS``
+    of the last task, or at the next write (the pipe is broken)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
-    while True:
-        try:
-            item = work.get(timeout=ORPHAN_SECONDS)
-        except queue.Empty:
-            if parent is not None and not parent.is_alive():
-                results.cancel_join_thread()  # nobody reads them: exit without flushing them
+    try:
+        while True:
+            try:
+                item = work.get(timeout=ORPHAN_SECONDS)
+            except queue.Empty:
+                if parent is not None and not parent.is_alive():
+                    return
+                continue
+            if item is None:
                 return
-            continue
-        if item is None:
-            return
-        index, task = item
-        result = run_task(task, settings, lambda n: results.put(("tick", n)))
-        results.put(("done", (index, result)))
+            index, task = item
+            result = run_task(task, settings, lambda n: results.send(("tick", n)))
+            results.send(("done", (index, result)))
+    except (BrokenPipeError, EOFError):  # the parent has gone: nobody reads the results
+        return
 
 
 def _worker_context():
@@ -221,6 +226,9 @@ class Runner:
         self._stop = threading.Event()
         self._forwarder: Optional[threading.Thread] = None
         self._queues: List = []
+        self._readers: List = []
+        """The reading ends of the live workers' result pipes (the forwarder waits on them)."""
+        self._readers_lock = threading.Lock()
 
     def __enter__(self) -> "Runner":
         return self
@@ -237,6 +245,10 @@ class Runner:
         for channel in self._queues:
             channel.cancel_join_thread()
             channel.close()
+        with self._readers_lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers = []
         self.workers, self._queues, self._forwarder, self._live = [], [], None, []
 
     def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
@@ -250,10 +262,8 @@ class Runner:
                     yield run_task(task, self.settings, self.tick)
                     feed.done()
         context = _worker_context()
-        results = context.Queue()
-        self._queues = [results]
         events: "queue.Queue[Tuple[str, object]]" = queue.Queue()
-        self._forwarder = threading.Thread(target=self._forward, args=(results, events), daemon=True,
+        self._forwarder = threading.Thread(target=self._forward, args=(events,), daemon=True,
                                            name="pruner-analyse-results")
         self._forwarder.start()
         window = self.jobs * IN_FLIGHT_PER_JOB
@@ -269,13 +279,13 @@ class Runner:
                     task = feed.take()
                     if task is None:
                         break
-                    self._assign(context, results, submitted, task)
+                    self._assign(context, submitted, task)
                     submitted += 1
                 if feed.finished and order.next == submitted:
                     return
                 if time.monotonic() - checked >= POLL_SECONDS:
                     checked = time.monotonic()
-                    self._replace_dead_workers(context, results, order)
+                    self._replace_dead_workers(context, order)
                 try:
                     kind, payload = events.get(timeout=POLL_SECONDS)
                 except queue.Empty:
@@ -289,17 +299,17 @@ class Runner:
                         owner.held.pop(index, None)
                         order.add(index, result)
 
-    def _assign(self, context, results, index: int, task: Task) -> None:
+    def _assign(self, context, index: int, task: Task) -> None:
         """Give a task to a new worker while fewer than ``jobs`` live, else to the least busy."""
         if len(self._live) < self.jobs:
-            worker = self._start_worker(context, results)
+            worker = self._start_worker(context)
         else:
             worker = min(self._live, key=lambda live: len(live.held))
         worker.held[index] = task
         self._owner[index] = worker
         worker.work.put((index, task))  # type: ignore[attr-defined]
 
-    def _replace_dead_workers(self, context, results, order: "InOrder[TaskResult]") -> None:
+    def _replace_dead_workers(self, context, order: "InOrder[TaskResult]") -> None:
         """Hand the tasks of every worker process that died to other workers, or fail them."""
         for worker in [live for live in self._live if live.process.exitcode is not None]:
             self._live.remove(worker)
@@ -312,28 +322,44 @@ class Runner:
                         "the analysis worker process died %d times on this input (exit status %s): "
                         "left out" % (self._deaths[index], code))))
                 else:
-                    self._assign(context, results, index, task)
+                    self._assign(context, index, task)
 
-    def _start_worker(self, context, results) -> _Worker:
+    def _start_worker(self, context) -> _Worker:
+        # Each worker writes to a pipe of its own: a worker killed while writing (SIGKILL, the
+        # out-of-memory killer) leaves at most its own pipe broken. With one queue for all
+        # workers, a worker killed while holding the queue's shared write lock kept it for
+        # ever, and every other worker's results waited behind it: the run hung.
         work = context.Queue()
         self._queues.append(work)
-        process = context.Process(target=_worker_main, args=(self.settings, work, results), daemon=True,
+        reader, writer = context.Pipe(duplex=False)
+        process = context.Process(target=_worker_main, args=(self.settings, work, writer), daemon=True,
                                   name="pruner-analyse-worker-%d" % (len(self.workers) + 1))
         process.start()
+        writer.close()  # the worker holds the writing end: its death ends the pipe (EOF here)
+        with self._readers_lock:
+            self._readers.append(reader)
         self.workers.append(process)
         worker = _Worker(process, work)
         self._live.append(worker)
         return worker
 
-    def _forward(self, results, events: "queue.Queue[Tuple[str, object]]") -> None:
-        """The thread that hands the workers' messages to the run's event queue."""
+    def _forward(self, events: "queue.Queue[Tuple[str, object]]") -> None:
+        """The thread that hands the workers' messages to the run's event queue; a pipe whose
+        worker died (EOF, or a message cut short by the death) is dropped."""
         while not self._stop.is_set():
-            try:
-                events.put(results.get(timeout=POLL_SECONDS))
-            except queue.Empty:
+            with self._readers_lock:
+                readers = list(self._readers)
+            if not readers:
+                time.sleep(POLL_SECONDS)
                 continue
-            except (EOFError, OSError, ValueError):  # the queue is closed: the run is over
-                return
+            for reader in multiprocessing.connection.wait(readers, timeout=POLL_SECONDS):
+                try:
+                    events.put(reader.recv())
+                except (EOFError, OSError, ValueError, pickle.UnpicklingError):
+                    with self._readers_lock:
+                        if reader in self._readers:
+                            self._readers.remove(reader)
+                    reader.close()
 
 
 def _selection(args: argparse.Namespace) -> Selection:

@@ -98,6 +98,10 @@ class FakeContext:
     def Process(self, **kwargs):
         return DeadProcess()
 
+    def Pipe(self, duplex=True):
+        import multiprocessing
+        return multiprocessing.Pipe(duplex)  # its writing end is closed at once: the reader sees EOF
+
     def Queue(self):
         import queue
 
@@ -121,3 +125,32 @@ def test_a_task_that_kills_every_worker_fails_with_the_reason(monkeypatch):
         assert result.records == [] and "died %d times" % cli.WORKER_ATTEMPTS in result.error
         assert "exit status -9" in result.error
     assert attempts == len(work) * cli.WORKER_ATTEMPTS
+
+
+class CutShortProcess(DeadProcess):
+    """A worker killed in the middle of writing a result: part of a message in its pipe, then
+    death (the runner closes its copy of the writing end once the process has started)."""
+
+    def __init__(self, writer):
+        self.writer = writer
+
+    def start(self):
+        import struct
+        # Connection framing: a 4-byte length, then the bytes. Says 1000, writes 15.
+        os.write(self.writer.fileno(), struct.pack("!i", 1000) + b"only part of it")
+
+
+class CutShortContext(FakeContext):
+    def Process(self, target=None, args=(), **kwargs):
+        return CutShortProcess(args[2])  # _worker_main(settings, work, results)
+
+
+def test_part_of_a_message_from_a_dying_worker_is_dropped_and_the_run_ends(monkeypatch):
+    # The forwarder must neither wait for the rest of a message that will never come nor take
+    # the part for a result: that worker's pipe is dropped and its tasks go to new workers.
+    monkeypatch.setattr(cli, "_worker_context", lambda: CutShortContext())
+    work = tasks(2)
+    with deadline(60), Runner(Settings(depth=1), 2, lambda n: None) as runner:
+        results = list(runner.run(work))
+    assert [result.source for result in results] == [task.source for task in work]
+    assert all("died %d times" % cli.WORKER_ATTEMPTS in result.error for result in results)
