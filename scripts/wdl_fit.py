@@ -47,10 +47,11 @@ SCORE_COMMENT = re.compile(r"^\s*([+-]?)(M?)(\d+(?:\.\d+)?)(/\d+)?")
 """scripts/match.py's and cutechess's move comment: ``+0.35/7 0.251s``, ``-M3/12 0.1s``,
 ``0.00/9 0.2s`` (mover's side); a number without a sign counts only with its depth."""
 
-FAULT_TERMINATIONS = ("time forfeit", "on time", "abandon", "rules infraction", "illegal", "emergency", "death",
+FAULT_WORDS = ("time forfeit", "on time", "abandon", "rules infraction", "illegal", "emergency", "death",
                       "unterminated", "disconnect", "crash")
 """Words of a ``Termination`` tag (lower case) that mean the game ended by a fault, not on the
-board: PGN's standard values as scripts/match.py and cutechess write them, lichess's
+board (any tool's wording; ``matchlib.resume.FAULT_TERMINATIONS`` maps match.py's own values to
+fault kinds): PGN's standard values as scripts/match.py and cutechess write them, lichess's
 capitalised ones (``Time forfeit``, ``Abandoned``) and chess.com's sentences (``X won on time``,
 ``Game abandoned``)."""
 
@@ -60,7 +61,7 @@ def ended_on_the_board(termination: str) -> bool:
     adjudication (its result says something about its positions), not by a fault; any case.
     A game without the tag counts as ``normal``."""
     text = termination.lower()
-    return not any(word in text for word in FAULT_TERMINATIONS)
+    return not any(word in text for word in FAULT_WORDS)
 
 RESULT_POINTS = {"1-0": 1, "1/2-1/2": 0, "0-1": -1}
 

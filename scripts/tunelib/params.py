@@ -96,7 +96,7 @@ def tables(vector: Sequence[int], module=_weights) -> Dict[str, object]:
     them): table name -> tuple, dict of tuples (piece tables) or int (``TEMPO``)."""
     out: Dict[str, object] = {}
     for table in ("MG_VALUE", "EG_VALUE", "PASSED_MG", "PASSED_EG") + PAIRS:
-        out[table] = list(getattr(module, table, (0, 0)))
+        out[table] = list(getattr(module, table, (0, 0) if table in eval_terms.NAMES else None))
     for table in ("MG_TABLES", "EG_TABLES"):
         out[table] = {pt: list(values) for pt, values in getattr(module, table).items()}
     out["TEMPO"] = module.TEMPO

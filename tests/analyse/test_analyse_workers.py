@@ -4,6 +4,7 @@ and never hangs the run; a task that keeps killing workers fails with the reason
 import contextlib
 import os
 import signal
+import time
 
 import chess
 import pytest
@@ -152,5 +153,9 @@ def test_part_of_a_message_from_a_dying_worker_is_dropped_and_the_run_ends(monke
     work = tasks(2)
     with deadline(60), Runner(Settings(depth=1), 2, lambda n: None) as runner:
         results = list(runner.run(work))
+        waited = time.monotonic()
+        while runner._readers and time.monotonic() - waited < 10:  # the forwarder drops them as it reads
+            time.sleep(cli.POLL_SECONDS)
+        assert runner._forwarder.is_alive() and runner._readers == []  # alive, every cut pipe dropped
     assert [result.source for result in results] == [task.source for task in work]
     assert all("died %d times" % cli.WORKER_ATTEMPTS in result.error for result in results)
