@@ -248,6 +248,14 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
     CalibrationPoint(level=1587, opponent=1550, games=200, elo=1604.3, error=46.0),
     CalibrationPoint(level=1745, opponent=1650, games=200, elo=1681.4, error=49.9),
     CalibrationPoint(level=1929, opponent=1750, games=200, elo=1813.2, error=50.5),
+    # scripts/calibrate.py fit check7
+    # (2026-11-26 to 2026-11-27, commit 2b0a7fe, tc 10+0.1): Pruner at a level against Stockfish at
+    # UCI_Elo=opponent, or (against_level) against Pruner at that level.
+    CalibrationPoint(level=1309, opponent=1350, games=400, elo=1328.3, error=33.9),
+    CalibrationPoint(level=1438, opponent=1450, games=400, elo=1455.2, error=31.6),
+    CalibrationPoint(level=1579, opponent=1550, games=400, elo=1600.7, error=34.3),
+    CalibrationPoint(level=1732, opponent=1650, games=400, elo=1614.3, error=34.0),
+    CalibrationPoint(level=1897, opponent=1750, games=400, elo=1739.6, error=34.1),
 )
 """The matches behind the ``UCI_Elo`` scale (docs/strength.md has their commands and W/D/L)."""
 
