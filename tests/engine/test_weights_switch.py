@@ -101,7 +101,9 @@ def test_switched_weights_evaluate_as_a_process_that_started_with_them(other_wei
     assert switched == started_with_them["evaluations"]
     assert switched != [list(triple) for triple in today]  # the change reaches every evaluation path
     assert all(a == b == c for a, b, c in switched)
-    assert bench.run(depth=3).nodes == started_with_them["bench"]
+    # A search names its weights (today's by default, which would switch back): these ones.
+    assert bench.run(depth=3, params=SearchParams(weights=MODULE)).nodes == started_with_them["bench"]
+    assert weights_name() == MODULE
     assert use_weights(weights) and weights_name() == "engine.weights"
     assert _evaluations() == today
 
