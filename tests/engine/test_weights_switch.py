@@ -69,7 +69,7 @@ def _evaluations() -> list:
 
 _CHILD = """
 import importlib, json, sys
-sys.path[:0] = [sys.argv[1], sys.argv[2], sys.argv[2] + "/tests"]
+sys.path[:0] = [sys.argv[1], sys.argv[2], sys.argv[2] + "/tests", sys.argv[2] + "/tests/engine"]
 import engine
 engine.weights = sys.modules["engine.weights"] = importlib.import_module(%r)
 from test_weights_switch import _evaluations
