@@ -212,19 +212,22 @@ def use_weights(module) -> bool:
     global _PAIR_MG, _PAIR_EG, _OPEN_MG, _OPEN_EG, _SEMI_OPEN_MG, _SEMI_OPEN_EG
     if module is _weights_module:
         return False
+    # Everything is read (and may raise) before anything changes: a module that lacks a
+    # number leaves the evaluation as it was, not half switched.
+    read = (module.TEMPO, module.MG_VALUE, module.EG_VALUE, module.MG_TABLES, module.EG_TABLES,
+            _signed_tables(module.MG_VALUE, module.MG_TABLES), _signed_tables(module.EG_VALUE, module.EG_TABLES),
+            module.PASSED_MG, module.PASSED_EG, module.ISOLATED, module.DOUBLED, module.BISHOP_PAIR,
+            module.ROOK_OPEN_FILE, module.ROOK_SEMI_OPEN_FILE, eval_terms.weights_of(module))
+    (TEMPO, _MG_VALUE, _EG_VALUE, _MG_TABLES, _EG_TABLES, mg_tables, eg_tables, PASSED_MG, PASSED_EG, ISOLATED,
+     DOUBLED, BISHOP_PAIR, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE, candidates) = read
     _weights_module = module
-    TEMPO = _TEMPO = module.TEMPO
-    _MG_VALUE, _EG_VALUE = module.MG_VALUE, module.EG_VALUE
-    _MG_TABLES, _EG_TABLES = module.MG_TABLES, module.EG_TABLES
-    PST_MG[:] = _signed_tables(_MG_VALUE, _MG_TABLES)
-    PST_EG[:] = _signed_tables(_EG_VALUE, _EG_TABLES)
-    PASSED_MG, PASSED_EG = module.PASSED_MG, module.PASSED_EG
-    ISOLATED, DOUBLED, BISHOP_PAIR = module.ISOLATED, module.DOUBLED, module.BISHOP_PAIR
-    ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE = module.ROOK_OPEN_FILE, module.ROOK_SEMI_OPEN_FILE
+    _TEMPO = TEMPO
+    PST_MG[:] = mg_tables
+    PST_EG[:] = eg_tables
     _PAIR_MG, _PAIR_EG = BISHOP_PAIR
     _OPEN_MG, _OPEN_EG = ROOK_OPEN_FILE
     _SEMI_OPEN_MG, _SEMI_OPEN_EG = ROOK_SEMI_OPEN_FILE
-    use_candidate_weights(eval_terms.weights_of(module))  # also empties the pawn caches
+    use_candidate_weights(candidates)  # also empties the pawn caches
     return True
 
 

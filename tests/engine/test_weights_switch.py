@@ -178,3 +178,16 @@ def test_a_module_without_the_candidate_terms_counts_them_zero():
         assert evaluate(board) == before
     finally:
         use_weights(weights)
+
+
+def test_a_module_lacking_a_number_leaves_the_evaluation_as_it_was():
+    partial = types.ModuleType("pruner_partial_weights")
+    for name in dir(weights):
+        if name.isupper() and name != "ROOK_SEMI_OPEN_FILE":
+            setattr(partial, name, _changed(getattr(weights, name), 5) if not isinstance(getattr(weights, name), str)
+                    else getattr(weights, name))
+    today = _evaluations()
+    with pytest.raises(AttributeError):
+        use_weights(partial)
+    assert weights_name() == "engine.weights"
+    assert _evaluations() == today
