@@ -19,8 +19,9 @@ constants live in ``StrengthModel``:
 Deterministic: the same lines and the same seeded ``random.Random`` give the same choice.
 
 **The search measured.** A limited search runs ``CALIBRATED_SEARCH``, the search the
-calibration's matches were played with, not the engine's current one: a stronger search per
-node would make every level stronger than its ``UCI_Elo`` says. ``CALIBRATED_BENCH`` is that
+calibration's matches were played with (its techniques and its evaluation weights), not the
+engine's current one: a stronger search or evaluation per node would make every level stronger
+than its ``UCI_Elo`` says. ``CALIBRATED_BENCH`` is that
 search's ``pruner bench`` signature, and a test holds it, so a search change that would move
 the levels is noticed (switch the technique off in ``CALIBRATED_SEARCH``, or re-calibrate).
 
