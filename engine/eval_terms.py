@@ -40,9 +40,15 @@ DESCRIPTIONS = {
 }
 """One line per term, for engine/weights.py's docstrings (scripts/tunelib/writer.py)."""
 
-WEIGHTS = tuple(getattr(weights, name, (0, 0)) for name in NAMES)
-"""The (mg, eg) weight of each term, in ``NAMES`` order ((0, 0) for a term the weights module
-does not have yet: a module written before the term existed, or while ``tune.py write`` adds it)."""
+def weights_of(module) -> Tuple[Tuple[int, int], ...]:
+    """The (mg, eg) weight of each term in a weights module, in ``NAMES`` order ((0, 0) for a
+    term the module does not have: one written before the term existed, or while ``tune.py
+    write`` adds it)."""
+    return tuple(getattr(module, name, (0, 0)) for name in NAMES)
+
+
+WEIGHTS = weights_of(weights)
+"""The (mg, eg) weight of each term, in ``NAMES`` order (``weights_of`` engine/weights.py)."""
 
 ENABLED = any(mg or eg for mg, eg in WEIGHTS)
 """Whether any term counts: when false the evaluation skips this module (no cost)."""

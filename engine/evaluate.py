@@ -187,6 +187,50 @@ _EXTRA_PIECES = eval_terms.PIECES_ENABLED
 ``eval_terms.piece_terms`` at every evaluation (the pawn-structure ones are in its pawn cache)."""
 
 
+_weights_module = weights
+"""The weights module the evaluation's numbers come from now (``use_weights``)."""
+
+
+def weights_name() -> str:
+    """The name of the weights module the evaluation uses now (``engine.weights`` unless
+    ``use_weights`` chose another)."""
+    return _weights_module.__name__
+
+
+def use_weights(module) -> bool:
+    """Evaluate with ``module``'s numbers (a module shaped as engine/weights.py) from now on in
+    this process; True when that changed the module in use.
+
+    Why: a limited-strength search must keep the evaluation its calibration measured when the
+    engine's own weights are re-tuned (``engine.strength.CALIBRATED_SEARCH``). Every name derived
+    from the weights is set again; ``PST_MG``/``PST_EG`` are refilled in place because
+    ``engine.makemove`` holds them; the pawn caches (weighted sums) are emptied. A ``Position``
+    made before the change carries the old material sums: the search makes its own after it.
+    A candidate term ``module`` lacks counts (0, 0), as at import (``eval_terms.WEIGHTS``)."""
+    global _weights_module, TEMPO, _TEMPO, _MG_VALUE, _EG_VALUE, _MG_TABLES, _EG_TABLES
+    global PASSED_MG, PASSED_EG, ISOLATED, DOUBLED, BISHOP_PAIR, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE
+    global _PAIR_MG, _PAIR_EG, _OPEN_MG, _OPEN_EG, _SEMI_OPEN_MG, _SEMI_OPEN_EG
+    if module is _weights_module:
+        return False
+    # Everything is read (and may raise) before anything changes: a module that lacks a
+    # number leaves the evaluation as it was, not half switched.
+    read = (module.TEMPO, module.MG_VALUE, module.EG_VALUE, module.MG_TABLES, module.EG_TABLES,
+            _signed_tables(module.MG_VALUE, module.MG_TABLES), _signed_tables(module.EG_VALUE, module.EG_TABLES),
+            module.PASSED_MG, module.PASSED_EG, module.ISOLATED, module.DOUBLED, module.BISHOP_PAIR,
+            module.ROOK_OPEN_FILE, module.ROOK_SEMI_OPEN_FILE, eval_terms.weights_of(module))
+    (TEMPO, _MG_VALUE, _EG_VALUE, _MG_TABLES, _EG_TABLES, mg_tables, eg_tables, PASSED_MG, PASSED_EG, ISOLATED,
+     DOUBLED, BISHOP_PAIR, ROOK_OPEN_FILE, ROOK_SEMI_OPEN_FILE, candidates) = read
+    _weights_module = module
+    _TEMPO = TEMPO
+    PST_MG[:] = mg_tables
+    PST_EG[:] = eg_tables
+    _PAIR_MG, _PAIR_EG = BISHOP_PAIR
+    _OPEN_MG, _OPEN_EG = ROOK_OPEN_FILE
+    _SEMI_OPEN_MG, _SEMI_OPEN_EG = ROOK_SEMI_OPEN_FILE
+    use_candidate_weights(candidates)  # also empties the pawn caches
+    return True
+
+
 def use_candidate_weights(table) -> None:
     """Give the candidate terms the weights ``table`` ((mg, eg) per ``eval_terms.NAMES``) in
     this process, and empty the pawn caches that hold weighted sums (tests and experiments;

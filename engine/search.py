@@ -11,6 +11,7 @@ nodes and abort the running iteration by raising ``SearchAborted``. With an ``on
 callback, the same check reports progress inside long iterations (see ``PROGRESS_AFTER``).
 """
 
+import importlib
 import math
 import os
 import threading
@@ -23,7 +24,7 @@ import chess
 from engine import timeman
 from engine.attacks import from_move, popcount, to_move
 from engine.board import Position, in_check as is_in_check, is_insufficient_material
-from engine.evaluate import evaluate, evaluate_position
+from engine.evaluate import evaluate, evaluate_position, use_weights, weights_name
 from engine.makemove import do_move, do_null, undo_move
 from engine.movegen import generate, is_legal
 from engine.movepick import (PIECE_VALUE, history_index, is_capture, killer_moves, loses_material, ordered_moves,
@@ -148,18 +149,27 @@ class SearchParams:
     """One thread's table: 0 the list of tuples (``engine.tt``, 320 bytes a slot), 1 the
     16-byte two-word entries of the shared table (``engine.shared_tt``: 20 times the entries in
     the same ``Hash``, more work per probe)."""
+    weights: str = "engine.weights"
+    """The module of evaluation weights the search evaluates with (``engine.evaluate.use_weights``):
+    the engine's own, or, for a limited-strength search, the ones its calibration measured
+    (``engine.strength.CALIBRATED_SEARCH``) once the engine's own are re-tuned."""
 
     @classmethod
     def parse(cls, text: str) -> "SearchParams":
         """Defaults overridden by ``name=value`` pairs separated by commas or spaces, e.g.
         ``"rfp_depth=0, nmp_depth=99"`` (the technique ablation matches use this). An unknown
-        name or a value that is not a number raises ``ValueError``."""
+        name, a value that is not a number, or a ``weights`` module that cannot be imported
+        raises ``ValueError``."""
         params = cls()
         for item in text.replace(",", " ").split():
             name, sep, value = item.partition("=")
             if not sep or name not in cls.__dataclass_fields__:
                 raise ValueError("not a search parameter: %r" % item)
-            setattr(params, name, int(value) if name != "pruning" else value.lower() in ("1", "true", "on"))
+            if name == "weights":
+                _weights_module(value)  # refused here, not at the first search
+                params.weights = value
+            else:
+                setattr(params, name, int(value) if name != "pruning" else value.lower() in ("1", "true", "on"))
         return params
 
     @classmethod
@@ -171,6 +181,18 @@ class SearchParams:
             return cls.parse(os.environ.get(PARAMS_VARIABLE, "")), None
         except ValueError as exc:
             return cls(), "%s ignored: %s" % (PARAMS_VARIABLE, exc)
+
+
+def _weights_module(name: str):
+    """The weights module called ``name``; ``ValueError`` naming it when it cannot be imported
+    or lacks the evaluation's numbers."""
+    try:
+        module = importlib.import_module(name)
+    except ImportError as exc:
+        raise ValueError("no weights module %r: %s" % (name, exc)) from None
+    if not hasattr(module, "MG_TABLES"):
+        raise ValueError("not a weights module (no MG_TABLES): %r" % name)
+    return module
 
 
 STABILITY_SCALE = (1.6, 1.2, 1.0, 0.85, 0.7)
@@ -289,6 +311,8 @@ class Searcher:
                 stop: Optional[threading.Event], multipv: int, ponderhit: Optional[threading.Event],
                 on_progress: Optional[Callable[[SearchProgress], None]]) -> SearchResult:
         start = self.clock()
+        if self.params.weights != weights_name() and use_weights(_weights_module(self.params.weights)):
+            self.tt.clear()  # its scores came from the other evaluation
         self._start = start
         self._tm_start = start
         self._pondering = limits.ponder

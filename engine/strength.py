@@ -19,8 +19,9 @@ constants live in ``StrengthModel``:
 Deterministic: the same lines and the same seeded ``random.Random`` give the same choice.
 
 **The search measured.** A limited search runs ``CALIBRATED_SEARCH``, the search the
-calibration's matches were played with, not the engine's current one: a stronger search per
-node would make every level stronger than its ``UCI_Elo`` says. ``CALIBRATED_BENCH`` is that
+calibration's matches were played with (its techniques and its evaluation weights), not the
+engine's current one: a stronger search or evaluation per node would make every level stronger
+than its ``UCI_Elo`` says. ``CALIBRATED_BENCH`` is that
 search's ``pruner bench`` signature, and a test holds it, so a search change that would move
 the levels is noticed (switch the technique off in ``CALIBRATED_SEARCH``, or re-calibrate).
 
@@ -97,11 +98,14 @@ MODEL = StrengthModel()
 """The model ``UCI_Elo`` uses."""
 
 CALIBRATED_SEARCH = ("countermove=0 cont_history=0 history_lmr=0 improving=0 lmp_depth=0 razor_depth=0 nmp_eval_div=0 "
-                     "se_depth=0 qs_tt=0 probcut_depth=0 tm_stability=0")
+                     "se_depth=0 qs_tt=0 probcut_depth=0 tm_stability=0 weights=engine.weights")
 """The search every ``CALIBRATION`` point was measured with, as ``SearchParams.parse`` reads
-it: the engine's search with the techniques added since switched off. (The table, list or
-compact, is the searcher's own and not switched per search: node budgets of 30,000 nodes at
-most fit either.)"""
+it: the engine's search with the techniques added since switched off, and the evaluation
+weights it played with (``weights``: when engine/weights.py is re-tuned, the measured numbers
+move to a module of their own, say engine/weights_calibrated.py, named here, and a limited
+search evaluates with them: ``engine.evaluate.use_weights``). (The table, list or compact, is
+the searcher's own and not switched per search: node budgets of 30,000 nodes at most fit
+either.)"""
 
 CALIBRATED_BENCH = 166869
 """``pruner bench``'s node count (depth 5) with ``CALIBRATED_SEARCH``: the signature of the

@@ -1,0 +1,193 @@
+"""Switching the evaluation's weights inside a process (``engine.evaluate.use_weights``, the
+``weights`` search parameter): a limited-strength search keeps the weights its calibration
+measured when the engine's own are re-tuned. The switched evaluation must equal that of a
+process that imported the other weights from the start, and switching back must give today's
+evaluation and search exactly."""
+
+import json
+import random
+import subprocess
+import sys
+import types
+
+import chess
+import pytest
+
+from engine import bench, evaluate as evaluation, weights
+from engine.attacks import from_move
+from engine.board import Position
+from engine.evaluate import breakdown, evaluate, evaluate_position, use_weights, weights_name
+from engine.makemove import do_move
+from engine.search import Searcher, SearchParams
+from engine.strength import CALIBRATED_BENCH, calibrated_params
+from engine.types import Limits
+
+from paths import ROOT
+from playouts import random_moves
+
+MODULE = "pruner_test_weights"
+
+
+def _changed(value, step):
+    """``value`` (a number, a tuple of numbers or a dict of tuples) with every number moved by
+    an amount that depends on its place, so no term keeps its weight."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value + step
+    if isinstance(value, tuple):
+        return tuple(_changed(item, step + i % 7) for i, item in enumerate(value))
+    return {key: _changed(item, step + key) for key, item in value.items()}
+
+
+def _other_weights_source() -> str:
+    """A weights module's source with every number of engine/weights.py changed, and two of the
+    candidate terms (one on the pawns alone, one on the pieces) switched on."""
+    lines = []
+    for name in dir(weights):
+        value = getattr(weights, name)
+        if name.isupper() and isinstance(value, (int, tuple, dict, str)):
+            lines.append("%s = %r" % (name, _changed(value, 3)))
+    lines.append("PAWN_PHALANX = (7, 11)")
+    lines.append("ROOK_SEVENTH = (19, 23)")
+    return "\n".join(lines) + "\n"
+
+
+def _evaluations() -> list:
+    """python-chess's evaluation, the term-by-term one and the search board's (kept
+    incrementally) along seeded random games."""
+    rng = random.Random(31)
+    out = []
+    for _ in range(25):
+        board = chess.Board()
+        pos = Position(board)
+        for move in random_moves(rng, board, 90):
+            do_move(pos, from_move(move))
+            out.append((evaluate(board), breakdown(board).score, evaluate_position(pos)))
+    return out
+
+
+_CHILD = """
+import importlib, json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[2], sys.argv[2] + "/tests", sys.argv[2] + "/tests/engine"]
+import engine
+engine.weights = sys.modules["engine.weights"] = importlib.import_module(%r)
+from test_weights_switch import _evaluations
+from engine import bench
+print(json.dumps({"evaluations": _evaluations(), "bench": bench.run(depth=3).nodes}))
+""" % MODULE
+
+
+@pytest.fixture
+def other_weights(tmp_path, monkeypatch):
+    """The changed weights as an importable module; today's weights again afterwards."""
+    (tmp_path / (MODULE + ".py")).write_text(_other_weights_source())
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = __import__(MODULE)
+    yield module, tmp_path
+    use_weights(weights)
+    sys.modules.pop(MODULE, None)
+
+
+def test_switched_weights_evaluate_as_a_process_that_started_with_them(other_weights):
+    module, folder = other_weights
+    today = _evaluations()
+    child = subprocess.run([sys.executable, "-c", _CHILD, str(folder), str(ROOT)], capture_output=True,
+                           text=True, timeout=300, cwd=str(ROOT))
+    assert child.returncode == 0, child.stderr
+    started_with_them = json.loads(child.stdout)
+    assert use_weights(module) and weights_name() == MODULE
+    switched = [list(triple) for triple in _evaluations()]
+    assert switched == started_with_them["evaluations"]
+    assert switched != [list(triple) for triple in today]  # the change reaches every evaluation path
+    assert all(a == b == c for a, b, c in switched)
+    # A search names its weights (today's by default, which would switch back): these ones.
+    assert bench.run(depth=3, params=SearchParams(weights=MODULE)).nodes == started_with_them["bench"]
+    assert weights_name() == MODULE
+    assert use_weights(weights) and weights_name() == "engine.weights"
+    assert _evaluations() == today
+
+
+def test_use_weights_reports_no_change_for_the_module_in_use():
+    assert weights_name() == "engine.weights"
+    assert not use_weights(weights)
+
+
+def test_a_search_with_other_weights_then_todays_repeats_todays_search(other_weights):
+    board = chess.Board(bench.POSITIONS[3])
+    searcher = Searcher()
+    first = searcher.search(board, Limits(depth=5))
+    searcher.new_game()
+    other = searcher.search(board, Limits(depth=5), params=SearchParams(weights=MODULE))
+    assert weights_name() == MODULE and other.nodes != first.nodes
+    searcher.new_game()
+    again = searcher.search(board, Limits(depth=5))
+    assert weights_name() == "engine.weights"
+    assert (again.nodes, again.best_move, again.score) == (first.nodes, first.best_move, first.score)
+
+
+def test_switching_weights_empties_the_table(other_weights):
+    """Scores stored under one evaluation are not reused under another (a GUI can switch
+    UCI_LimitStrength between two moves of one game)."""
+    board = chess.Board(bench.POSITIONS[5])
+    searcher = Searcher()
+
+    def filled():  # the list table's slots in use (SearchParams().compact_tt is 0)
+        return sum(1 for slot in searcher.tt.slots if slot is not None)
+
+    searcher.search(board, Limits(depth=4))
+    stored = filled()
+    searcher.search(board, Limits(depth=1))
+    assert filled() >= stored  # the same weights: the table is kept
+    searcher.search(board, Limits(depth=1), params=SearchParams(weights=MODULE))
+    assert filled() < stored
+
+
+def test_limited_searches_name_the_weights_they_were_calibrated_with():
+    assert calibrated_params().weights == "engine.weights"
+    assert bench.run(params=calibrated_params()).nodes == CALIBRATED_BENCH
+
+
+@pytest.mark.parametrize("text", ["weights=engine.no_such_weights", "weights=engine.search", "weights=chess"])
+def test_a_weights_parameter_that_is_no_weights_module_is_refused(text):
+    with pytest.raises(ValueError, match="weights module"):
+        SearchParams.parse(text)
+
+
+def test_the_weights_parameter_reads_from_params_text(other_weights):
+    assert SearchParams.parse("weights=%s nmp_depth=4" % MODULE) == SearchParams(weights=MODULE, nmp_depth=4)
+
+
+def test_candidate_weights_follow_the_module(other_weights):
+    module, _ = other_weights
+    use_weights(module)
+    assert evaluation.eval_terms.ENABLED and evaluation.eval_terms.PIECES_ENABLED
+    use_weights(weights)
+    assert not evaluation.eval_terms.ENABLED
+
+
+def test_a_module_without_the_candidate_terms_counts_them_zero():
+    old = types.ModuleType("pruner_old_weights")
+    for name in dir(weights):
+        if name.isupper() and name not in evaluation.eval_terms.NAMES:
+            setattr(old, name, getattr(weights, name))
+    board = chess.Board("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5")
+    before = evaluate(board)
+    try:
+        assert use_weights(old)
+        assert evaluate(board) == before
+    finally:
+        use_weights(weights)
+
+
+def test_a_module_lacking_a_number_leaves_the_evaluation_as_it_was():
+    partial = types.ModuleType("pruner_partial_weights")
+    for name in dir(weights):
+        if name.isupper() and name != "ROOK_SEMI_OPEN_FILE":
+            setattr(partial, name, _changed(getattr(weights, name), 5) if not isinstance(getattr(weights, name), str)
+                    else getattr(weights, name))
+    today = _evaluations()
+    with pytest.raises(AttributeError):
+        use_weights(partial)
+    assert weights_name() == "engine.weights"
+    assert _evaluations() == today
