@@ -64,11 +64,18 @@ TEMPO_INDEX = len(NAMES) - 1
 """Index of ``TEMPO``: counted once, after the taper, from the side to move."""
 
 
+def _table(module, table: str):
+    """A table of a weights module; a candidate term's (mg, eg) as ``eval_terms.weights_of``
+    reads it ((0, 0) when the module lacks the term: one written before engine/eval_terms.py)."""
+    if table in eval_terms.NAMES:
+        return eval_terms.weights_of(module)[eval_terms.NAMES.index(table)]
+    return getattr(module, table)
+
+
 def _read(module, name: str) -> int:
-    """The value of a weight name (``MG_TABLES[2][27]``) in a weights module (0 for a candidate
-    term the module does not have: a module written before engine/eval_terms.py)."""
+    """The value of a weight name (``MG_TABLES[2][27]``) in a weights module."""
     table, _, rest = name.partition("[")
-    value = getattr(module, table, (0, 0) if table in eval_terms.NAMES else None)
+    value = _table(module, table)
     for part in rest.rstrip("]").split("][") if rest else ():
         value = value[int(part)]
     return value
@@ -96,7 +103,7 @@ def tables(vector: Sequence[int], module=_weights) -> Dict[str, object]:
     them): table name -> tuple, dict of tuples (piece tables) or int (``TEMPO``)."""
     out: Dict[str, object] = {}
     for table in ("MG_VALUE", "EG_VALUE", "PASSED_MG", "PASSED_EG") + PAIRS:
-        out[table] = list(getattr(module, table, (0, 0) if table in eval_terms.NAMES else None))
+        out[table] = list(_table(module, table))
     for table in ("MG_TABLES", "EG_TABLES"):
         out[table] = {pt: list(values) for pt, values in getattr(module, table).items()}
     out["TEMPO"] = module.TEMPO
