@@ -31,7 +31,8 @@ def _gen(args: argparse.Namespace) -> int:
     print(gen.describe(argv), flush=True)
     start = time.monotonic()
     status = match.main(argv)
-    print("gen: %d games in %.0f s -> %s" % (args.games, time.monotonic() - start, args.output))
+    print("gen: %d of %d games in the PGN after %.0f s -> %s"
+          % (gen.count_games(args.output), args.games, time.monotonic() - start, args.output))
     return status
 
 
@@ -105,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--step", type=int, default=1, help="first step size in centipawns")
     fit.add_argument("--k", type=float, help="use this K instead of fitting it")
     fit.add_argument("--groups", default="all",
-                     help="which weights to tune: all, or a comma list of prefixes (material,pst,pawn,...)")
+                     help="which weights to tune: all, or a comma list of material, pst, pawns, pieces, tempo, "
+                          "candidates (= candidate_pawns + candidate_pieces)")
     fit.add_argument("--holdout", type=int, default=10, metavar="N",
                      help="measure, not fit, the positions of every N-th game (0: fit them all)")
     fit.add_argument("--l2", type=float, default=0.0, metavar="LAMBDA",

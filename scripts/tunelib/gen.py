@@ -38,3 +38,13 @@ def match_argv(pgn: str, games: int, nodes: int, engine: str, jobs: int, seed: i
 def describe(argv: List[str]) -> str:
     """The command line as a shell would take it (printed so a run can be repeated)."""
     return "python3 scripts/match.py " + " ".join(shlex.quote(word) for word in argv)
+
+
+def count_games(pgn: str) -> int:
+    """How many games the PGN file ``pgn`` holds (its ``[Result`` tags; 0 if there is no file):
+    a run stopped early, or resumed, holds another number than the one asked for."""
+    try:
+        with open(pgn, encoding="utf-8", errors="replace") as handle:
+            return sum(1 for line in handle if line.startswith("[Result "))
+    except FileNotFoundError:
+        return 0

@@ -28,7 +28,12 @@ engine/eval_terms.py last)."""
 GROUPS = {"material": ("MG_VALUE", "EG_VALUE"), "pst": ("MG_TABLES", "EG_TABLES"),
           "pawns": ("PASSED_MG", "PASSED_EG", "ISOLATED", "DOUBLED"),
           "pieces": ("BISHOP_PAIR", "ROOK_OPEN_FILE", "ROOK_SEMI_OPEN_FILE"), "tempo": ("TEMPO",),
-          "candidates": eval_terms.NAMES}
+          "candidates": eval_terms.NAMES,
+          # The candidates by cost: the pawn-structure ones live in the search's pawn cache,
+          # the others are computed at every evaluation (a third of the nodes a second with
+          # all of them on: docs/tuning.md), so a fit can take the cheap ones alone.
+          "candidate_pawns": eval_terms.NAMES[-eval_terms.PAWN_TERMS:],
+          "candidate_pieces": eval_terms.NAMES[:-eval_terms.PAWN_TERMS]}
 """``fit --groups``: which weights each group holds (by table name)."""
 
 

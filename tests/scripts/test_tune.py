@@ -318,6 +318,25 @@ def test_gen_runs_a_match_py_self_play_command():
     assert resumed.resume and resumed.seed == 24 and resumed.pgn == "out.pgn"
 
 
+def test_gen_counts_the_games_its_pgn_holds(tmp_path):
+    pgn = tmp_path / "run.pgn"
+    assert gen.count_games(str(pgn)) == 0  # a run that never wrote its file
+    game = '[Event "x"]\n[Result "1-0"]\n\n1. e4 e5 1-0\n\n'
+    pgn.write_text(game * 3)
+    assert gen.count_games(str(pgn)) == 3
+
+
+def test_the_candidate_groups_split_the_candidates_by_cost():
+    pawns = params.group_indices("candidate_pawns")
+    pieces = params.group_indices("candidate_pieces")
+    assert sorted(pawns + pieces) == params.group_indices("candidates")
+    assert not set(pawns) & set(pieces)
+    names = {params.NAMES[i].partition("[")[0] for i in pawns}
+    # the pawn-structure terms, the ones the search keeps in its pawn cache
+    assert names == set(eval_terms.NAMES[-eval_terms.PAWN_TERMS:]) == {"PAWN_PHALANX", "PAWN_SUPPORTED", "PAWN_BACKWARD"}
+    assert len(pawns) == 2 * eval_terms.PAWN_TERMS
+
+
 def test_the_gradient_is_the_errors_slope():
     # Finite differences of the real-valued error against the analytic gradient, weight by weight.
     from tunelib import gradient
