@@ -41,10 +41,11 @@ def describe(argv: List[str]) -> str:
 
 
 def count_games(pgn: str) -> int:
-    """How many games the PGN file ``pgn`` holds (its ``[Result`` tags; 0 if there is no file):
-    a run stopped early, or resumed, holds another number than the one asked for."""
+    """How many games the PGN file ``pgn`` holds (0 if there is no file): a run stopped early,
+    or resumed, holds another number than the one asked for. Read as ``match.py --resume``
+    reads it (``matchlib.resume.pgn_games``, python-chess's header reader)."""
+    from matchlib.resume import pgn_games
     try:
-        with open(pgn, encoding="utf-8", errors="replace") as handle:
-            return sum(1 for line in handle if line.startswith("[Result "))
+        return len(pgn_games(pgn))
     except FileNotFoundError:
         return 0
