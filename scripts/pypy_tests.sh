@@ -42,4 +42,9 @@ fi
 PATH="$(cd "$venv/bin" && pwd):$PATH"
 export PATH
 echo "PyPy leg: $("$venv/bin/python" -c 'import sys; print(sys.version.replace(chr(10), " "))')"
-exec "$venv/bin/python" -m pytest -m "not slow and not exhaustive" "$@"
+# With arguments, one pytest process with them (as before); without, the two phases of
+# scripts/pytest_phases.sh (parallel, then the tests on a clock alone).
+if [ $# -gt 0 ]; then
+    exec "$venv/bin/python" -m pytest -m "not slow and not exhaustive" "$@"
+fi
+exec sh scripts/pytest_phases.sh "$venv/bin/python" "not slow and not exhaustive"

@@ -28,7 +28,21 @@ def readme_commands() -> list:
 def test_readme_has_two_commands():
     install, test = readme_commands()
     assert "pip install" in install and install.endswith("pruner")
-    assert "pytest" in test and "pypy_tests.sh" in test
+    assert "pip install -e '.[test]'" in test and test.endswith("sh scripts/run_tests.sh")
+    runner = read("scripts/run_tests.sh")
+    assert "pytest_phases.sh python3" in runner and "pypy_tests.sh" in runner  # both interpreters
+
+
+def test_the_clock_phase_runs_alone_after_the_parallel_one():
+    phases = [line for line in read("scripts/pytest_phases.sh").splitlines() if "-m pytest" in line]
+    assert phases == ['"$python" -m pytest -n auto -m "($markers) and not clock"',
+                      '"$python" -m pytest -m "($markers) and clock"']
+    listed = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "clock"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300).stdout
+    clocked = {line.split("::")[-1] for line in listed.splitlines() if "::" in line}
+    assert clocked >= {"test_a_large_input_starts_at_once_with_the_memory_of_a_small_one",
+                       "test_isready_is_answered_during_go_infinite_and_bestmove_waits_for_stop",
+                       "test_play_with_movetime_and_with_clocks", "test_self_play_game_on_a_one_second_clock"}, listed
 
 
 def test_ci_runs_the_readme_test_command_verbatim():

@@ -469,6 +469,7 @@ def _first_record_and_peak(path, records_wanted=200):
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the peak RSS from /proc (Linux)")
+@pytest.mark.clock  # asserts on wall time: run alone (scripts/run_tests.sh)
 def test_a_large_input_starts_at_once_with_the_memory_of_a_small_one(tmp_path):
     """20,000 games (11 MB of PGN): the first record as soon as from 10 games, and the peak
     memory of the process (its own, not the workers') when 200 records are written within

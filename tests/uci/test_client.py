@@ -71,6 +71,7 @@ def test_analyse_multipv_and_searchmoves(open_engine):
     assert info["pv"][0] in root_moves
 
 
+@pytest.mark.clock  # asserts on wall time: run alone (scripts/run_tests.sh)
 def test_play_with_movetime_and_with_clocks(open_engine):
     engine = open_engine()
     board = chess.Board()
@@ -121,6 +122,7 @@ def test_infinite_analysis_is_stopped_by_the_client(open_engine):
     assert chess.Board().is_legal(best.move)
 
 
+@pytest.mark.clock  # asserts on wall time: run alone (scripts/run_tests.sh)
 def test_self_play_game_on_a_one_second_clock(open_engine):
     """Two processes, 1 s + 10 ms each, clocks kept here: a legal game with no time loss."""
     engines = {chess.WHITE: open_engine(), chess.BLACK: open_engine()}

@@ -86,6 +86,7 @@ def test_isready_and_repeated_uci(uci):
     assert uci.sync().strip() == ""
 
 
+@pytest.mark.clock  # asserts on wall time: run alone (scripts/run_tests.sh)
 def test_isready_is_answered_during_go_infinite_and_bestmove_waits_for_stop(uci):
     uci.handshake()
     uci.send("position startpos")
