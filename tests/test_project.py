@@ -35,7 +35,7 @@ def test_readme_has_two_commands():
 
 def test_the_clock_phase_runs_alone_after_the_parallel_one():
     phases = [line for line in read("scripts/pytest_phases.sh").splitlines() if "-m pytest" in line]
-    assert phases == ['"$python" -m pytest -n auto -m "($markers) and not clock"',
+    assert phases == ['"$python" -m pytest -n auto --dist worksteal -m "($markers) and not clock"',
                       '"$python" -m pytest -m "($markers) and clock"']
     listed = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "clock"],
                             cwd=ROOT, capture_output=True, text=True, timeout=300).stdout
