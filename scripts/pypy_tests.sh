@@ -6,10 +6,13 @@
 # machine; but with PRUNER_PYPY_REQUIRED=1 (set by .ci/run once it has installed pypy3) a leg
 # that cannot run is a failure, so CI cannot pass without it. Extra arguments go to pytest.
 # The tests marked `exhaustive` (whole-suite sweeps: every PV of thousands of searches, perft of
-# every Chess960 start) are left out here: the search and the move generator compute the same
+# the Chess960 suite's castling layouts) are left out here: the search and the move generator compute the same
 # nodes on both interpreters (tests/test_pypy.py compares the bench on PyPy with CPython), the CPython leg runs
 # the sweeps, and on PyPy they cost 3 of the leg's 8 minutes, mostly JIT warm-up of short
-# searches. `-m exhaustive` among the extra arguments runs them.
+# searches. `-m exhaustive` among the extra arguments runs them. The tests marked
+# `one_interpreter` (the match lab's tests, which run on CPython whichever interpreter their
+# engines use, and the project-file checks) are left to CPython too: 113 of the leg's 308 s of
+# its parallel phase on 2026-11-28, and nothing in them depends on PyPy.
 set -eu
 cd "$(dirname "$0")/.."
 required="${PRUNER_PYPY_REQUIRED:-0}"
@@ -45,6 +48,6 @@ echo "PyPy leg: $("$venv/bin/python" -c 'import sys; print(sys.version.replace(c
 # With arguments, one pytest process with them (as before); without, the two phases of
 # scripts/pytest_phases.sh (parallel, then the tests on a clock alone).
 if [ $# -gt 0 ]; then
-    exec "$venv/bin/python" -m pytest -m "not slow and not exhaustive" "$@"
+    exec "$venv/bin/python" -m pytest -m "not slow and not exhaustive and not one_interpreter" "$@"
 fi
-exec sh scripts/pytest_phases.sh "$venv/bin/python" "not slow and not exhaustive"
+exec sh scripts/pytest_phases.sh "$venv/bin/python" "not slow and not exhaustive and not one_interpreter"

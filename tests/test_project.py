@@ -11,6 +11,8 @@ import pytest
 
 import engine
 
+pytestmark = pytest.mark.one_interpreter
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -4,8 +4,9 @@ After every ``do_move``/``do_null`` on an ``engine.board.Position`` each of its 
 equal those of a fresh ``Position`` of the board python-chess's ``push`` gives (pieces,
 colours, the square table, side to move, castling rights, en-passant square, fifty-move
 counter, king squares, Zobrist key, material and phase); after ``undo_move`` the position
-must equal the one before the move. Checked on every position of the perft suites (standard
-and Chess960) to depth 2, a sample to depth 3, promoted pieces, and seeded random games
+must equal the one before the move. Checked to depth 2 on the standard perft suite and, of
+the Chess960 one, on the 219 positions that hold all its castling layouts (all 960 with
+`pytest -m slow`), on a sample to depth 3, on promoted pieces, and on seeded random games
 played to the end and taken back.
 """
 
@@ -19,6 +20,7 @@ from engine.attacks import from_move, unsigned
 from engine.board import Position
 from engine.makemove import do_move, do_null, undo_move
 
+from chess960_cover import castling_cover, layouts
 from paths import EPD
 
 SHARED = Path(EPD)
@@ -111,24 +113,43 @@ def _seen():
                           "promotion n"], 0)
 
 
-# The Chess960 sweep (960 starts, 87 s on CPython) in interleaved chunks, so that pytest-xdist
-# can spread it over its workers instead of one worker finishing it alone after the rest.
+# The Chess960 sweep (960 positions, 72 s on CPython) in interleaved chunks, so that
+# pytest-xdist can spread it over its workers instead of one worker finishing it alone after the
+# rest; it runs with `pytest -m slow`, and the default suite walks the 219 positions that hold
+# every castling layout of the suite (tests/chess960_cover.py).
 CHUNKS_960 = 6
 
 
-@pytest.mark.exhaustive
-@pytest.mark.parametrize("suite,chess960,chunk", [("perft_standard.epd", False, 0)]
-                         + [("perft_chess960.epd", True, chunk) for chunk in range(CHUNKS_960)])
-def test_perft_positions_depth_2(suite, chess960, chunk):
-    boards = _boards(suite, chess960)
-    if chess960:
-        assert len(boards) == 960
-        boards = boards[chunk::CHUNKS_960]
+def _walk_all(boards, chess960):
     seen = _seen()
     for board in boards:
         _walk(board, Position(board), 2, seen)
     assert seen["castling"] and seen["en passant"], seen
     assert chess960 or all(seen.values()), seen  # the Chess960 suite promotes deeper
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("suite,chess960", SUITES)
+def test_perft_positions_depth_2(suite, chess960):
+    boards = _boards(suite, chess960)
+    if chess960:
+        boards = [boards[index] for index in castling_cover(boards)]
+    _walk_all(boards, chess960)
+
+
+def test_the_chess960_sample_holds_every_castling_layout_of_the_suite():
+    boards = _boards("perft_chess960.epd", True)
+    sample = castling_cover(boards)
+    assert set().union(*(layouts(boards[index]) for index in sample)) == set().union(*map(layouts, boards))
+    assert len(sample) < len(boards) / 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(CHUNKS_960))
+def test_every_chess960_position_depth_2(chunk):
+    boards = _boards("perft_chess960.epd", True)
+    assert len(boards) == 960
+    _walk_all(boards[chunk::CHUNKS_960], True)
 
 
 @pytest.mark.parametrize("suite,chess960,sample", [("perft_standard.epd", False, slice(0, 8)),

@@ -19,6 +19,8 @@ import calibrate
 from engine.strength import LEVEL_VARIABLE, Calibration, CalibrationPoint
 from paths import FAKE_ENGINE, ROOT
 
+pytestmark = pytest.mark.one_interpreter
+
 FAKE = "%s %s --elo-range 1350:2850" % (sys.executable, FAKE_ENGINE)
 QUICK = ["--games", "2", "--tc", "2+0.02", "--jobs", "2", "--engine", FAKE, "--engine-dir", ROOT]
 

@@ -3,9 +3,12 @@
 import json
 
 import chess
+import pytest
 
 import check_pvs
 from protocol.analyse.cli import main as analyse
+
+pytestmark = pytest.mark.one_interpreter
 
 MATE_IN_ONE = "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
 

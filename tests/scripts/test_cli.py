@@ -5,7 +5,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.paths import ROOT
+
+pytestmark = pytest.mark.one_interpreter
 
 SCRIPT = """
 import sys

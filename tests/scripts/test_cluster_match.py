@@ -15,6 +15,9 @@ import pytest
 pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install 'pruner-chess[cluster]')")
 
 from paths import ROOT as REPO_ROOT  # noqa: E402
+
+pytestmark = pytest.mark.one_interpreter
+
 MATCH = os.path.join(REPO_ROOT, "scripts", "match.py")
 OPENINGS = [
     "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",

@@ -30,6 +30,8 @@ from matchlib.tally import Tally
 from matchlib.timecontrol import TimeControl, parse_tc
 from paths import ROOT, SCRIPTS
 
+pytestmark = pytest.mark.one_interpreter
+
 BOOKS = os.path.join(ROOT, "scripts", "books")
 NOOB = os.path.join(BOOKS, "noob_3moves_5000.epd")
 FRC = os.path.join(BOOKS, "chess960_starts.epd")

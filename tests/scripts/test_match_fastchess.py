@@ -14,6 +14,8 @@ from matchlib.tally import Tally
 from matchlib.timecontrol import TimeControl
 from test_match import _record  # the game records of the match tests
 
+pytestmark = pytest.mark.one_interpreter
+
 
 def tally_of(ll, ld, wl, dd, wd, ww):
     """A tally holding these completed pairs (and the games they are made of)."""

@@ -24,6 +24,8 @@ from paths import ROOT, SCRIPTS
 from png_helpers import png_summary
 from protocol.extras import missing_matplotlib
 
+pytestmark = pytest.mark.one_interpreter
+
 NOOB = os.path.join(ROOT, "scripts", "books", "noob_3moves_5000.epd")
 needs_matplotlib = pytest.mark.skipif(missing_matplotlib(), reason="--plot needs matplotlib (pip install matplotlib)")
 

@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from matchlib.stats import (Sprt, elo_estimate, elo_to_score, llr_logistic, llr_normal_approx,
                             llr_normalized, los, score_to_elo, trinomial_elo)
 
+pytestmark = pytest.mark.one_interpreter
+
 Z95 = 1.959963984540054
 
 

@@ -10,6 +10,8 @@ import pytest
 
 import play_quality
 
+pytestmark = pytest.mark.one_interpreter
+
 # White's queen on h5 can be taken by the knight on f6: the record of the position after
 # White's move has Black's best reply Nxh5.
 QUEEN_EN_PRISE = "rnbqkb1r/pppp1ppp/5n2/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 3 3"

@@ -13,6 +13,8 @@ import memwatch
 import soak
 from paths import ROOT
 
+pytestmark = pytest.mark.one_interpreter
+
 FAKE = os.path.join(ROOT, "tests", "fake_engines", "fake_uci.py")
 
 

@@ -14,6 +14,8 @@ from matchlib.engines import EngineStartError, parse_engine_spec
 from matchlib.epdsuite import load_suite, parse_points, run_suite
 from paths import QUIRKY, QUIRKY_FILES, QUIRKY_SUMMARY, ROOT, SCRIPTS
 
+pytestmark = pytest.mark.one_interpreter
+
 DATA = os.path.join(ROOT, "tests", "data", "epd")
 WAC = os.path.join(DATA, "wac.epd")
 BK = os.path.join(DATA, "bk.epd")

@@ -20,6 +20,8 @@ from tests.paths import ROOT
 from tests.playouts import random_moves
 from tunelib import extract, features, fit, gen, params, writer
 
+pytestmark = pytest.mark.one_interpreter
+
 WAC = os.path.join(ROOT, "tests", "data", "epd", "wac.epd")
 
 
