@@ -1,7 +1,7 @@
 """A Chess960 sample for the default suite that still holds every castling layout of the suite.
 
 The sweeps over all 960 positions of tests/data/epd/perft_chess960.epd (tests/engine/
-test_movegen.py, test_fastpush.py) cost about 150 s of CPU on CPython, a sixth of CI; they run
+test_movegen.py, test_fastpush.py) cost about 150 s of CPU on CPython, about 15% of CI's; they run
 on request (`pytest -m slow`) and the default suite runs this sample. What Chess960 changes for
 the move generator and make/unmake is castling: where the king stands and which rooks its
 rights name (the squares castling crosses, the rights a move drops). So the sample keeps each
