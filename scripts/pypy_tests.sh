@@ -6,9 +6,10 @@
 # machine; but with PRUNER_PYPY_REQUIRED=1 (set by .ci/run once it has installed pypy3) a leg
 # that cannot run is a failure, so CI cannot pass without it. Extra arguments go to pytest.
 # The tests marked `exhaustive` (whole-suite sweeps: every PV of thousands of searches, perft of
-# the Chess960 suite's castling layouts) are left out here: the search and the move generator compute the same
-# nodes on both interpreters (tests/test_pypy.py compares the bench on PyPy with CPython), the CPython leg runs
-# the sweeps, and on PyPy they cost 3 of the leg's 8 minutes, mostly JIT warm-up of short
+# the Chess960 suite's castling layouts) are left out here: the search and the move generator
+# compute the same nodes on both interpreters (tests/test_pypy.py compares the bench on PyPy
+# with CPython), the CPython leg runs the sweeps, and on PyPy they cost 3 of the leg's 8 minutes
+# (measured when they held the full 960-position Chess960 sweeps), mostly JIT warm-up of short
 # searches. `-m exhaustive` among the extra arguments runs them. The tests marked
 # `one_interpreter` (the match lab's tests, which run on CPython whichever interpreter their
 # engines use, and the project-file checks) are left to CPython too: 113 of the leg's 308 s of
