@@ -141,6 +141,10 @@ class SearchParams:
     """Time use by the best move's stability: a new best move stretches the budget (x1.6), one
     kept for 1, 2, 3, 4+ iterations gives x1.2, x1.0, x0.85, x0.7 (with the +0.3 of a falling
     score as before); 0: off (x1.5 on a change, else x1.0)."""
+    iir_depth: int = 0
+    """Internal iterative reduction from this depth: a node the table knows no move for is
+    searched one ply shallower (its move ordering is blind, and the next iteration will have a
+    move); 0: off."""
     qs_tt: int = 0
     """The table in the quiescence search: its bound cuts a zero-window node, its move is tried
     first, and the node's result is stored (at depth 0, never over a deeper entry of the same
@@ -837,6 +841,11 @@ class Searcher:
                         if score >= probe_beta:
                             self.tt.store(table_key, move, score_to_tt(score, ply), depth - 3, LOWER)
                             return score
+
+        # Step 5d. Internal iterative reduction: no hash move, so this node's ordering is blind;
+        # search it a ply shallower (what is stored is then that depth's result).
+        if params.iir_depth and depth >= params.iir_depth and not tt_move and pruning and not excluded:
+            depth -= 1
 
         # Step 5b. Singular extension: is the hash move the only good one? Search the others at
         # half depth against a bound a little below the hash score.

@@ -1,8 +1,9 @@
 """The search techniques behind ``SearchParams`` switches (counter-moves, continuation histories,
 history-based LMR, improving, late move pruning, razoring, the null-move reduction by margin,
-singular extensions, ProbCut, the table in the quiescence search, the compact table, time use by
-the best move's stability): each switch reaches the search, and the search stays correct with
-all of them on (exact mates, legal lines, determinism), whichever are on by default."""
+singular extensions, ProbCut, internal iterative reduction, the table in the quiescence search,
+the compact table, time use by the best move's stability): each switch reaches the search, and
+the search stays correct with all of them on (exact mates, legal lines, determinism), whichever
+are on by default."""
 
 from dataclasses import replace
 
@@ -29,6 +30,7 @@ SWITCHES = {
     "se_depth": 4,
     "qs_tt": 1,
     "probcut_depth": 5,
+    "iir_depth": 4,
 }
 """Each technique's switch and the value that turns it on."""
 
