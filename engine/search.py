@@ -141,6 +141,9 @@ class SearchParams:
     """Time use by the best move's stability: a new best move stretches the budget (x1.6), one
     kept for 1, 2, 3, 4+ iterations gives x1.2, x1.0, x0.85, x0.7 (with the +0.3 of a falling
     score as before); 0: off (x1.5 on a change, else x1.0)."""
+    check_ext_see: int = 0
+    """Only checks that do not lose material by SEE are extended (a check that hangs the
+    checking piece is searched at the normal depth); 0: every check is extended."""
     iir_depth: int = 0
     """Internal iterative reduction from this depth: a node the table knows no move for is
     searched one ply shallower (its move ordering is blind, and the next iteration will have a
@@ -937,9 +940,16 @@ class Searcher:
                         index = len(batch)  # the rest of the quiets go too
                     continue
             gives_check = do_move(pos, move)
+            # Check extension (with check_ext_see, only for a check that loses no material:
+            # SEE needs the position before the move, so such a check is taken back, weighed
+            # and made again), singular extension.
+            extend = pruning and (gives_check or move == singular)
+            if extend and params.check_ext_see and move != singular and stage != 1:
+                undo_move(pos)
+                extend = not loses_material(pos, move)
+                do_move(pos, move)
             keys.append(pos.key)
-            # Check extension, singular extension.
-            new_depth = depth - 1 + (1 if pruning and (gives_check or move == singular) else 0)
+            new_depth = depth - 1 + (1 if extend else 0)
             if searched == 0:
                 score = -self._negamax(new_depth, -beta, -alpha, ply + 1, True, gives_check)
             else:

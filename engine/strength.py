@@ -98,7 +98,8 @@ MODEL = StrengthModel()
 """The model ``UCI_Elo`` uses."""
 
 CALIBRATED_SEARCH = ("countermove=0 cont_history=0 history_lmr=0 improving=0 lmp_depth=0 razor_depth=0 nmp_eval_div=0 "
-                     "se_depth=0 qs_tt=0 probcut_depth=0 iir_depth=0 tm_stability=0 weights=engine.weights")
+                     "se_depth=0 qs_tt=0 probcut_depth=0 iir_depth=0 check_ext_see=0 tm_stability=0 "
+                     "weights=engine.weights")
 """The search every ``CALIBRATION`` point was measured with, as ``SearchParams.parse`` reads
 it: the engine's search with the techniques added since switched off, and the evaluation
 weights it played with (``weights``: when engine/weights.py is re-tuned, the measured numbers

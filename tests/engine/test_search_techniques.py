@@ -1,9 +1,9 @@
 """The search techniques behind ``SearchParams`` switches (counter-moves, continuation histories,
 history-based LMR, improving, late move pruning, razoring, the null-move reduction by margin,
-singular extensions, ProbCut, internal iterative reduction, the table in the quiescence search,
-the compact table, time use by the best move's stability): each switch reaches the search, and
-the search stays correct with all of them on (exact mates, legal lines, determinism), whichever
-are on by default."""
+singular extensions, ProbCut, internal iterative reduction, checks extended only when SEE
+allows, the table in the quiescence search, the compact table, time use by the best move's
+stability): each switch reaches the search, and the search stays correct with all of them on
+(exact mates, legal lines, determinism), whichever are on by default."""
 
 from dataclasses import replace
 
@@ -31,6 +31,7 @@ SWITCHES = {
     "qs_tt": 1,
     "probcut_depth": 5,
     "iir_depth": 4,
+    "check_ext_see": 1,
 }
 """Each technique's switch and the value that turns it on."""
 
