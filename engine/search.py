@@ -941,13 +941,17 @@ class Searcher:
                     continue
             gives_check = do_move(pos, move)
             # Check extension (with check_ext_see, only for a check that loses no material:
-            # SEE needs the position before the move, so such a check is taken back, weighed
-            # and made again), singular extension.
+            # good captures passed SEE and losing ones failed it; any other check is taken
+            # back, weighed and made again, as SEE needs the position before the move),
+            # singular extension.
             extend = pruning and (gives_check or move == singular)
             if extend and params.check_ext_see and move != singular and stage != 1:
-                undo_move(pos)
-                extend = not loses_material(pos, move)
-                do_move(pos, move)
+                if stage == 4:
+                    extend = False
+                else:
+                    undo_move(pos)
+                    extend = not loses_material(pos, move)
+                    do_move(pos, move)
             keys.append(pos.key)
             new_depth = depth - 1 + (1 if extend else 0)
             if searched == 0:
