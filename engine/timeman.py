@@ -43,16 +43,26 @@ def _allocate(limits: Limits, white_to_move: bool, overhead_ms: int) -> Tuple[Op
     # Every move costs the overhead on the GUI's clock, so only the increment beyond it can be
     # spent thinking: at 1+0.01 with 10 ms of overhead the engine lives off its clock, which
     # then settles where the share of it spent per move plus the overhead equals the increment.
-    inc = max(0, inc - overhead_ms)
+    inc -= overhead_ms
     moves_to_go = DEFAULT_MOVES_TO_GO
     if limits.movestogo is not None and limits.movestogo > 0:
         moves_to_go = min(limits.movestogo, DEFAULT_MOVES_TO_GO)
-    # Spend an even share of the clock plus most of the increment on a normal move, and allow
-    # up to five times that (never more than the last-move share) when the search is unstable.
-    soft = available // moves_to_go + inc * 3 // 4
-    # Never the whole clock, not even for the last move before the time control.
+    if inc >= 0:
+        # Spend an even share of the clock plus most of the increment on a normal move.
+        soft = available // moves_to_go + inc * 3 // 4
+    else:
+        # The increment does not cover the overhead (sudden death, or 1+0.01 with Move Overhead
+        # 30): each move to go will also cost the clock the difference, so plan the share of
+        # what is left after those, as Stockfish does (it subtracts the overhead of every move
+        # to go). Without this the engine thought as if the clock were its own: at 1+0.01 with
+        # Move Overhead 30 a 60-ply PyPy self-play game lost on time on its 30th move.
+        soft = max(0, available + inc * (moves_to_go - 1)) // moves_to_go
+    # Allow up to five times that (never more than the last-move share) when the search is
+    # unstable. The soft limit only stops deepening; the hard limit aborts an iteration, so it
+    # keeps at least the even share of the clock, where depth 1 fits, even when the soft limit
+    # is down to the minimum.
     share = LAST_MOVE_HARD_SHARE if moves_to_go == 1 else HARD_SHARE
     hard_cap = available * share[0] // share[1]
-    hard = min(soft * 5, hard_cap)
+    hard = min(max(soft * 5, available // moves_to_go), hard_cap)
     soft = min(soft, hard)
     return max(MIN_TIME_MS, soft), max(MIN_TIME_MS, hard)

@@ -54,7 +54,10 @@ def test_last_move_before_the_time_control_keeps_a_reserve():
 
 
 def test_nearly_empty_negative_and_missing_clocks_plan_the_minimum():
-    assert allocate(Limits(wtime=50, btime=50), True, overhead_ms=10) == (MIN_TIME_MS, 5)  # 40 ms: 1/30, 5x
+    # 40 ms of sudden death: the 29 moves after this one will cost 290 ms of overhead, more than
+    # the clock holds, so the minimum (the hard limit is the even share, 1 ms).
+    assert allocate(Limits(wtime=50, btime=50), True, overhead_ms=10) == (MIN_TIME_MS, MIN_TIME_MS)
+    assert allocate(Limits(wtime=1000, btime=1000), True, overhead_ms=10) == (23, 115)  # (990 - 290) / 30
     for limits in (Limits(wtime=15, btime=15, winc=0, binc=0), Limits(wtime=-100, btime=-100),
                    Limits(wtime=0, btime=0), Limits(btime=50), Limits(wtime=-10 ** 20, winc=-5)):
         assert allocate(limits, True, overhead_ms=10) == (MIN_TIME_MS, MIN_TIME_MS), limits
@@ -102,3 +105,13 @@ def test_fast_increment_games_do_not_drain_the_clock():
         assert lowest_clock(1000, 10, latency) > 0, latency
         assert lowest_clock(10000, 100, latency) > 500, latency
     assert lowest_clock(1000, 10, latency_ms=6) >= 50  # settles with a reserve, not at the edge
+
+
+def test_an_increment_below_the_overhead_is_planned_for():
+    # The CI's one-second self-play game (1+0.01, Move Overhead 30) on PyPy lost on time at its
+    # 30th move: the planning counted the clock as the engine's own, so the moves to come, each
+    # costing 20 ms more than the increment gives back, found it spent (151 ms left here at 20 ms
+    # of latency; 498 ms now).
+    assert lowest_clock(1000, 10, latency_ms=20, overhead_ms=30, moves=30) > 400
+    # An increment that covers the overhead plans as before: the share plus 3/4 of the rest.
+    assert allocate(Limits(wtime=10000, winc=100), True, overhead_ms=10) == (9990 // 30 + 67, 5 * (9990 // 30 + 67))
