@@ -335,9 +335,10 @@ def test_fuzz_loop_with_a_fake_searcher(lines):
     run_stream(lines, fake_factory)
 
 
-# A third of the streams on PyPy: there each example's short searches run before the JIT has
-# compiled them (33.6 s for 150 examples on PyPy against under 4 s on CPython, 2026-11-28),
-# and the PyPy leg is there to see the loop and its threads work on PyPy, which 50 streams do.
+# A third of the streams on PyPy: 150 took 33.6 s in the PyPy leg's parallel phase against
+# under 4 s on CPython (2026-11-28; 50 alone, 4.5 s), most likely short searches run before the
+# JIT has compiled them (not measured apart), and the PyPy leg is there to see the loop and its
+# threads work on PyPy, which 50 streams do.
 REAL_SEARCHER_EXAMPLES = 50 if platform.python_implementation() == "PyPy" else 150
 
 
