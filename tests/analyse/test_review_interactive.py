@@ -110,6 +110,13 @@ CHROMIUM = _find(["chromium", "chromium-browser", "google-chrome", "google-chrom
 CHROMEDRIVER = _find(["chromedriver"])
 
 
+# The browser tests below are left to CPython (the PyPy leg skips `one_interpreter`): Chromium
+# runs the page's JavaScript, which is the same whichever interpreter wrote the page, and the
+# page's data and references are checked on both interpreters by the two tests above. Two of them
+# alone took 11 s of the PyPy leg on a slow machine (2026-11-28, when its CI ran over 15 minutes).
+BROWSER_TEST = pytest.mark.one_interpreter
+
+
 @pytest.fixture(scope="module")
 def browser():
     webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
@@ -176,6 +183,7 @@ def check_board(driver, opera, ply):
         assert arrows == []
 
 
+@BROWSER_TEST
 def test_clicking_a_move_shows_the_board_after_it(browser, opera):
     load(browser, opera["path"])
     wait_for_ply(browser, 0)
@@ -195,6 +203,7 @@ def test_clicking_a_move_shows_the_board_after_it(browser, opera):
     assert "Best was %s" % opera["records"][judged]["best_san"] in info
 
 
+@BROWSER_TEST
 def test_the_arrow_keys_step_through_the_game(browser, opera):
     from selenium.webdriver.common.keys import Keys
     load(browser, opera["path"])
@@ -219,6 +228,7 @@ def test_the_arrow_keys_step_through_the_game(browser, opera):
     assert browser.execute_script("return window.location.hash") == "#g1-ply-1"
 
 
+@BROWSER_TEST
 def test_clicking_the_chart_selects_that_move(browser, opera):
     from selenium.webdriver.common.action_chains import ActionChains
     load(browser, opera["path"])
@@ -241,6 +251,7 @@ def test_clicking_the_chart_selects_that_move(browser, opera):
     assert browser.execute_script("return window.location.hash").startswith("#g1-ply-")  # no jump to the diagram
 
 
+@BROWSER_TEST
 def test_an_address_selects_a_move_and_the_board_flips(browser, opera):
     load(browser, opera["path"], "#g1-ply-13")
     wait_for_ply(browser, 13)
