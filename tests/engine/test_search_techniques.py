@@ -58,10 +58,12 @@ def bench_nodes(params: SearchParams, depth: int = 5) -> int:
 
 FIRST_CHANGED_DEPTH = {"probcut_depth": 6, "nmp_eval_div": 7}
 """The switches that leave the depth-5 search of the first bench positions as it is, and the
-shallowest depth at which they change it (measured, 2026-11-28): ProbCut works from depth 5 on
-with a search 4 plies shallower, and the null-move margin's extra reduction first changes a
-node count at depth 7. Every other switch is tested at depth 5: a depth-7 search of the eight
-positions cost 6.6 s against 1.5 s at depth 5 on a slow machine, and this test ran 14 of them."""
+shallowest depth at which they change it (measured, 2026-11-28): ProbCut (`probcut_depth=5`) runs
+only at zero-window nodes of depth 5 or more, and a depth-5 search has depth 5 only at its root;
+the null-move margin's extra reduction first changes a node count at depth 7. Every other
+switch is tested at depth 5: a depth-7 search of the eight positions cost 6.6 s against 1.5 s
+at depth 5 on a slow machine, and at depth 7 for all the test ran 14 (12 switches and the search
+without them once on each of two workers)."""
 
 
 @pytest.mark.exhaustive
