@@ -1,0 +1,256 @@
+"""Training positions from Pruner's self-play, labelled by a teacher, streamed to disk.
+
+A run is a directory: ``meta.json`` (the settings, checked on every resume: a run is never
+continued with other settings) and one shard per worker, ``w<k>.txt``. Worker ``k`` of
+``jobs`` plays the games numbered ``k, k + jobs, k + 2 jobs, ...``; each game is seeded by
+``(seed, its number)`` alone, so a resumed run makes exactly the games an uninterrupted one
+makes. A game's positions are written when it ends, followed by the line ``#g <number>``;
+on resume whatever follows a shard's last ``#g`` line (a game cut short) is cut off.
+
+A game: a random opening of the book, then a few random legal moves (variety), then Pruner
+against itself at a fixed node count with fresh tables per game. Kept: positions from ply
+``min_ply`` on where the side to move is not in check and the move Pruner chose is quiet
+(no capture, no promotion), with a search score short of a mate. Each kept position gets the
+game's result and the teacher's score (Stockfish at a fixed depth, or Pruner's own deeper
+search). Games end by the rules or by adjudication (a score above ``resign_cp`` for both
+sides over four plies; a score within ``draw_cp`` for twelve plies after ply 80; ply 400).
+
+A line: ``<FEN>|<result>|<teacher cp>|<search cp>|<ply>``; the result (1, 0.5, 0) and both
+scores are from White's view; a teacher's mate is written as +/- 20000.
+"""
+
+import json
+import os
+import random
+import time
+from dataclasses import asdict, dataclass
+from typing import List, Optional, TextIO, Tuple
+
+import chess
+import chess.engine
+
+from engine.search import Searcher
+from engine.types import MATE_BOUND, Limits
+
+SHARD_FORMAT = 1
+"""Version of the line format above (in ``meta.json``)."""
+
+TEACHER_MATE = 20000
+"""A teacher's mate score, in centipawns."""
+
+
+@dataclass
+class Settings:
+    """What a run makes; ``meta.json`` keeps them, and a resume must give the same."""
+
+    seed: int
+    nodes: int
+    teacher: str
+    """``stockfish:<depth>`` or ``pruner:<depth>``."""
+    jobs: int
+    book: str
+    """The opening book's file name (its base name: the run directory may move)."""
+    random_plies: Tuple[int, int] = (2, 6)
+    min_ply: int = 16
+    resign_cp: int = 1000
+    draw_cp: int = 10
+    format: int = SHARD_FORMAT
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["random_plies"] = list(self.random_plies)
+        return data
+
+
+class SettingsMismatch(ValueError):
+    """A resume asked for other settings than the run in the directory was made with."""
+
+
+def prepare_run(directory: str, settings: Settings) -> None:
+    """Make the run directory with its ``meta.json``, or check the one there (``SettingsMismatch``
+    names every setting that differs)."""
+    os.makedirs(directory, exist_ok=True)
+    meta = os.path.join(directory, "meta.json")
+    wanted = settings.to_json()
+    if os.path.exists(meta):
+        with open(meta) as handle:
+            recorded = json.load(handle)
+        differ = ["%s (run: %r, asked: %r)" % (key, recorded.get(key), value)
+                  for key, value in wanted.items() if recorded.get(key) != value]
+        if differ:
+            raise SettingsMismatch("%s was made with other settings: %s" % (directory, "; ".join(differ)))
+        return
+    with open(meta + ".tmp", "w") as handle:
+        json.dump(wanted, handle, indent=1)
+    os.replace(meta + ".tmp", meta)
+
+
+def resume_shard(path: str) -> Tuple[int, int]:
+    """Cut a shard after its last complete game; (the last game number done or -1, positions kept)."""
+    if not os.path.exists(path):
+        return -1, 0
+    last, positions, keep = -1, 0, 0
+    pending = 0
+    offset = 0
+    with open(path, "rb") as handle:
+        for raw in handle:
+            offset += len(raw)
+            if raw.startswith(b"#g "):
+                last = int(raw[3:])
+                positions += pending
+                pending = 0
+                keep = offset
+            elif raw.endswith(b"\n"):
+                pending += 1
+    with open(path, "r+b") as handle:
+        handle.truncate(keep)
+    return last, positions
+
+
+def load_book(path: str) -> List[str]:
+    """The FENs of an EPD/FEN book, one per line (EPD operations dropped)."""
+    fens = []
+    with open(path) as handle:
+        for line in handle:
+            fields = line.split()
+            if len(fields) >= 4:
+                counters = fields[4:6] if len(fields) >= 6 and fields[4].isdigit() and fields[5].isdigit() else ["0", "1"]
+                fens.append(" ".join(fields[:4] + counters))
+    return fens
+
+
+class Teacher:
+    """Scores positions for the labels: Stockfish through UCI or Pruner's own search."""
+
+    def __init__(self, spec: str, stockfish: str) -> None:
+        kind, _, depth = spec.partition(":")
+        self.depth = int(depth)
+        self.kind = kind
+        if kind == "stockfish":
+            self.engine = chess.engine.SimpleEngine.popen_uci(stockfish)
+            self.engine.configure({"Threads": 1, "Hash": 16})
+        elif kind == "pruner":
+            self.searcher = Searcher(hash_mb=16)
+        else:
+            raise ValueError("teacher must be stockfish:<depth> or pruner:<depth>, not %r" % spec)
+
+    def new_game(self) -> None:
+        if self.kind == "pruner":
+            self.searcher.new_game()
+
+    def score_white(self, board: chess.Board) -> int:
+        """The teacher's score of ``board`` from White's view, in centipawns."""
+        if self.kind == "stockfish":
+            info = self.engine.analyse(board, chess.engine.Limit(depth=self.depth))
+            return info["score"].white().score(mate_score=TEACHER_MATE)
+        result = self.searcher.search(board, Limits(depth=self.depth))
+        score = result.score or 0
+        if abs(score) >= MATE_BOUND:
+            score = TEACHER_MATE if score > 0 else -TEACHER_MATE
+        return score if board.turn else -score
+
+    def close(self) -> None:
+        if self.kind == "stockfish":
+            self.engine.quit()
+
+
+def _opening(rng: random.Random, book: List[str], random_plies: Tuple[int, int]) -> Optional[chess.Board]:
+    """A book position followed by a few random legal moves (None when the game ended there)."""
+    board = chess.Board(rng.choice(book))
+    for _ in range(rng.randint(*random_plies)):
+        moves = list(board.legal_moves)
+        if not moves:
+            return None
+        board.push(rng.choice(moves))
+    if board.is_game_over():
+        return None
+    return chess.Board(board.fen())  # the game starts here (no history before it)
+
+
+def play_game(number: int, settings: Settings, book: List[str], searcher: Searcher
+              ) -> Optional[Tuple[List[Tuple[str, int, int]], float]]:
+    """One self-play game: the kept positions as (FEN, search cp White's view, ply) and the
+    result from White's view; None when the opening ended the game."""
+    rng = random.Random("%d:%d" % (settings.seed, number))
+    board = _opening(rng, book, settings.random_plies)
+    if board is None:
+        return None
+    searcher.new_game()
+    kept: List[Tuple[str, int, int]] = []
+    decided = 0
+    quiet_plies = 0
+    ply = 0
+    limits = Limits(nodes=settings.nodes)
+    result = None
+    while result is None:
+        outcome = board.outcome(claim_draw=False)
+        if outcome is not None:
+            result = 0.5 if outcome.winner is None else (1.0 if outcome.winner else 0.0)
+            break
+        if board.is_repetition(3):
+            result = 0.5
+            break
+        if ply >= 400:
+            result = 0.5
+            break
+        found = searcher.search(board, limits)
+        move = found.best_move
+        score = found.score or 0
+        white = score if board.turn else -score
+        if abs(score) < MATE_BOUND and ply >= settings.min_ply and not board.is_check() \
+                and not board.is_capture(move) and not move.promotion:
+            kept.append((board.fen(), white, ply))
+        # Adjudication: a decided game's result is known before its end.
+        if abs(score) >= settings.resign_cp:
+            sign = 1 if white > 0 else -1
+            decided = decided + sign if decided * sign > 0 else sign
+        else:
+            decided = 0
+        if abs(decided) >= 4:
+            result = 1.0 if decided > 0 else 0.0
+            break
+        quiet_plies = quiet_plies + 1 if ply >= 80 and abs(score) <= settings.draw_cp else 0
+        if quiet_plies >= 12:
+            result = 0.5
+            break
+        board.push(move)
+        ply += 1
+    return kept, result
+
+
+def run_worker(directory: str, settings: Settings, worker: int, book_path: str, stockfish: str,
+               games: Optional[int], report: Optional[TextIO] = None) -> None:
+    """Worker ``worker``: play its games (all of them up to number ``games``, or until killed)
+    and append them to its shard."""
+    shard = os.path.join(directory, "w%d.txt" % worker)
+    last, positions = resume_shard(shard)
+    number = worker if last < 0 else last + settings.jobs
+    book = load_book(book_path)
+    searcher = Searcher(hash_mb=4)
+    teacher = Teacher(settings.teacher, stockfish)
+    start = time.monotonic()
+    made = 0
+    try:
+        with open(shard, "a") as out:
+            while games is None or number < games:
+                played = play_game(number, settings, book, searcher)
+                if played is not None:
+                    kept, result = played
+                    teacher.new_game()
+                    lines = []
+                    for fen, search_cp, ply in kept:
+                        teacher_cp = teacher.score_white(chess.Board(fen))
+                        lines.append("%s|%g|%d|%d|%d\n" % (fen, result, teacher_cp, search_cp, ply))
+                    lines.append("#g %d\n" % number)
+                    out.write("".join(lines))
+                    out.flush()
+                    made += len(kept)
+                number += settings.jobs
+                if report is not None:
+                    elapsed = time.monotonic() - start
+                    report.write("worker %d: game %d, %d positions this run (%d before) in %.0f s, %.1f/s\n"
+                                 % (worker, number - settings.jobs, made, positions, elapsed,
+                                    made / elapsed if elapsed else 0.0))
+                    report.flush()
+    finally:
+        teacher.close()

@@ -1,0 +1,73 @@
+"""scripts/nnue.py gen (issue 47): the data generator streams complete games, resumes to the
+very games an uninterrupted run makes, refuses other settings, and keeps only what it says."""
+
+import os
+
+import chess
+import pytest
+
+from nnuelib import datagen, dataset
+from tests.paths import ROOT
+
+pytestmark = pytest.mark.one_interpreter
+
+BOOK = os.path.join(ROOT, "scripts", "books", "noob_3moves_5000.epd")
+
+
+def _settings(**changes):
+    values = dict(seed=3, nodes=60, teacher="pruner:1", jobs=1, book="noob_3moves_5000.epd")
+    values.update(changes)
+    return datagen.Settings(**values)
+
+
+def _run(directory, settings, games):
+    datagen.prepare_run(str(directory), settings)
+    for worker in range(settings.jobs):
+        datagen.run_worker(str(directory), settings, worker, BOOK, "stockfish", games)
+
+
+def test_records_are_complete_games_with_labels_from_whites_view(tmp_path):
+    _run(tmp_path, _settings(), 3)
+    rows = list(dataset.records(str(tmp_path)))
+    assert rows, "three games keep some positions"
+    for fen, result, teacher, search, ply in rows:
+        board = chess.Board(fen)
+        assert board.is_valid() and not board.is_check()
+        assert result in (0.0, 0.5, 1.0)
+        assert ply >= 16 and abs(teacher) <= datagen.TEACHER_MATE
+    with open(tmp_path / "w0.txt") as handle:
+        assert sum(line.startswith("#g ") for line in handle) <= 3
+
+
+def test_resume_makes_the_same_games_as_one_run(tmp_path):
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    _run(whole, _settings(), 4)
+    _run(parts, _settings(), 2)
+    with open(parts / "w0.txt", "a") as handle:  # a game cut short by a kill
+        handle.write("8/8/8/8/8/8/8/K1k5 w - - 0 1|0.5|0|0|20\nrnbq")
+    _run(parts, _settings(), 4)
+    assert (whole / "w0.txt").read_text() == (parts / "w0.txt").read_text()
+
+
+def test_two_workers_split_the_game_numbers(tmp_path):
+    _run(tmp_path, _settings(jobs=2), 4)
+    assert all(n % 2 == 0 for n in _game_numbers(tmp_path / "w0.txt"))
+    assert all(n % 2 == 1 for n in _game_numbers(tmp_path / "w1.txt"))
+
+
+def _game_numbers(path):
+    with open(path) as handle:
+        return [int(line[3:]) for line in handle if line.startswith("#g ")]
+
+
+def test_a_resume_with_other_settings_is_refused(tmp_path):
+    _run(tmp_path, _settings(), 1)
+    with pytest.raises(datagen.SettingsMismatch, match="nodes"):
+        datagen.prepare_run(str(tmp_path), _settings(nodes=61))
+
+
+def test_stats_count_games_positions_and_duplicates(tmp_path):
+    _run(tmp_path, _settings(), 2)
+    lines = dataset.run_stats(str(tmp_path))
+    assert lines[0] == "games: %d" % len(_game_numbers(tmp_path / "w0.txt"))
+    assert lines[1].startswith("positions: %d (" % len(list(dataset.records(str(tmp_path)))))
