@@ -20,7 +20,7 @@ class Position:
 
     def __init__(self, board: chess.Board) -> None:
         from engine.makemove import full_key  # makemove imports this module
-        from engine.evaluate import material_pst
+        from engine.evaluate import accumulator, material_pst
 
         self.bb: List[int] = [0, signed(board.pawns), signed(board.knights), signed(board.bishops),
                               signed(board.rooks), signed(board.queens), signed(board.kings)]
@@ -50,6 +50,8 @@ class Position:
         """Zobrist key (``engine.makemove``)."""
         self.mg, self.eg, self.phase = material_pst(board)
         """Material and piece-square sums, White-positive, and the game phase (``engine.evaluate``)."""
+        self.acc = accumulator(board)
+        """The learned evaluation's accumulators, packed (``engine.nnue``; 0 without a net)."""
         self.stack: list = []
         """What ``undo_move`` needs, one entry per move made."""
 

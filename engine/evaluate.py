@@ -10,11 +10,11 @@ the same evaluation term by term (the UCI ``eval`` command); it is never called 
 """
 
 from dataclasses import dataclass
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import chess
 
-from engine import eval_terms, weights
+from engine import eval_terms, nnue, weights
 
 PHASE_INC = (0, 0, 1, 1, 2, 4, 0)
 """Game-phase weight per piece type (index by python-chess piece type; 0 is unused)."""
@@ -257,9 +257,65 @@ def _taper(mg: int, eg: int, phase: int, turn: int) -> int:
     return (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX + TEMPO
 
 
-def evaluate(board: chess.Board) -> int:
-    """Static evaluation of ``board`` in centipawns from the side to move."""
+def classical(board: chess.Board) -> int:
+    """The classical evaluation of ``board`` (material, piece-square tables, positional terms)
+    in centipawns from the side to move."""
     return blend(board, *material_pst(board))
+
+
+def evaluate(board: chess.Board) -> int:
+    """Static evaluation of ``board`` in centipawns from the side to move: the classical one
+    with the net's correction, or the net alone (``use_net``); what ``evaluate_position``
+    gives for the same position in the search."""
+    net = _net
+    if net is None:
+        return classical(board)
+    learned = net.evaluate(net.accumulator(nnue.board_pieces(board)), 1 if board.turn else 0)
+    return classical(board) + learned if net.residual else learned
+
+
+# -- the learned evaluation (engine.nnue) --------------------------------------------------------
+
+NET_COLUMNS: List[List[List[int]]] = [[[0] * 64, [0] * 64] for _ in range(7)]
+"""The net in use's packed columns, ``NET_COLUMNS[piece_type][color][square]`` (all 0 without
+a net): ``engine.makemove`` holds this list and updates ``Position.acc`` with it, so
+``use_net`` refills it in place."""
+
+_net, _net_problem = nnue.load_default()
+"""The net in use (None: the classical evaluation alone) and why the shipped one is not,
+if it could not be loaded."""
+
+
+def net_in_use() -> "Optional[nnue.Net]":
+    """The network the evaluation uses now, or None."""
+    return _net
+
+
+def net_problem() -> Optional[str]:
+    """Why the shipped net could not be loaded at import (None when it was)."""
+    return _net_problem
+
+
+def use_net(net: "Optional[nnue.Net]") -> bool:
+    """Evaluate with ``net`` (None: the classical evaluation alone) from now on in this process;
+    True when that changed the net in use. A ``Position`` made before carries the old net's
+    accumulator: the search makes its own at every root."""
+    global _net
+    if net is _net:
+        return False
+    _net = net
+    NET_COLUMNS[:] = net.columns if net is not None else [[[0] * 64, [0] * 64] for _ in range(7)]
+    return True
+
+
+def accumulator(board: chess.Board) -> int:
+    """The packed accumulator of ``board`` for the net in use (0 without one)."""
+    net = _net
+    return net.accumulator(nnue.board_pieces(board)) if net is not None else 0
+
+
+if _net is not None:
+    NET_COLUMNS[:] = _net.columns
 
 
 # -- the same evaluation on the search's own board (engine.board.Position) ----------------------
@@ -317,9 +373,9 @@ _SEMI_OPEN_MG, _SEMI_OPEN_EG = ROOK_SEMI_OPEN_FILE
 _TEMPO = TEMPO
 
 
-def evaluate_position(pos) -> int:
-    """``evaluate`` of an ``engine.board.Position``: its incremental sums plus the terms
-    ``positional`` adds, from the side to move."""
+def classical_position(pos) -> int:
+    """The classical evaluation of an ``engine.board.Position``: its incremental sums plus the
+    terms ``positional`` adds, from the side to move."""
     # Hot path (a quarter of the search's time before): one function, no tuple per side; the
     # rook terms come from file masks kept with the pawn structure instead of a loop per rook.
     bb = pos.bb
@@ -383,7 +439,17 @@ def evaluate_position(pos) -> int:
     return (mg * phase + eg * (24 - phase)) // 24 + _TEMPO
 
 
-assert PHASE_MAX == 24  # written out in evaluate_position
+assert PHASE_MAX == 24  # written out in classical_position
+
+
+def evaluate_position(pos) -> int:
+    """``evaluate`` of an ``engine.board.Position``, from the side to move: the classical
+    evaluation plus the net's correction (its accumulator is ``pos.acc``), or the net alone."""
+    net = _net
+    if net is None:
+        return classical_position(pos)
+    learned = net.evaluate(pos.acc, pos.turn)
+    return classical_position(pos) + learned if net.residual else learned
 
 
 def _extra_position(pos, mg: int, eg: int, entry) -> Tuple[int, int]:

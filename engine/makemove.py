@@ -20,7 +20,7 @@ import chess
 
 from engine.attacks import BETWEEN, BISHOP_RAYS, KNIGHT, LINE, PAWN_ATTACKS, ROOK_RAYS, SQUARES, msb, signed
 from engine.board import Position, in_check
-from engine.evaluate import PHASE_INC, PST_EG, PST_MG
+from engine.evaluate import NET_COLUMNS, PHASE_INC, PST_EG, PST_MG
 
 _rng = random.Random(0x5EED_C0DE)
 PIECE_KEYS = [[[_rng.getrandbits(63) for _ in range(64)] for _ in range(2)] for _ in range(7)]
@@ -96,6 +96,8 @@ def do_move(pos: Position, move: int) -> bool:
     mg = pos.mg
     eg = pos.eg
     phase = pos.phase
+    acc = pos.acc
+    columns = NET_COLUMNS
     kings = pos.king_squares
     from_bb = SQUARES[frm]
     extra = _NO_EXTRA
@@ -136,10 +138,12 @@ def do_move(pos: Position, move: int) -> bool:
             rm, re = PST_MG[4][us], PST_EG[4][us]
             mg += km[king_to] - km[frm] + rm[rook_to] - rm[to]
             eg += ke[king_to] - ke[frm] + re[rook_to] - re[to]
+            kc, rc = columns[6][us], columns[4][us]
+            acc += kc[king_to] - kc[frm] + rc[rook_to] - rc[to]
             kings[us] = king_to
             # Undo clears the new squares first, then puts king and rook back.
             pos.stack.append((old_bb, old_occ, pos.occupied, cr0, ep, hmc, pos.key, pos.mg, pos.eg, phase,
-                              pos.king_squares, frm, 6, to, 4, ((king_to, 0), (rook_to, 0))))
+                              pos.king_squares, frm, 6, to, 4, ((king_to, 0), (rook_to, 0)), pos.acc))
             squares[frm] = 0
             squares[to] = 0
             squares[king_to] = 6
@@ -156,6 +160,7 @@ def do_move(pos: Position, move: int) -> bool:
             pos.key = key
             pos.mg = mg
             pos.eg = eg
+            pos.acc = acc
             pos.king_squares = kings
             return in_check(pos)
         kings[us] = to
@@ -174,6 +179,7 @@ def do_move(pos: Position, move: int) -> bool:
         key ^= PIECE_KEYS[captured][them][to]
         mg -= PST_MG[captured][them][to]
         eg -= PST_EG[captured][them][to]
+        acc -= columns[captured][them][to]
         phase -= PHASE_INC[captured]
         hmc = 0
     else:
@@ -199,6 +205,7 @@ def do_move(pos: Position, move: int) -> bool:
                 key ^= PIECE_KEYS[1][them][cap_sq]
                 mg -= PST_MG[1][them][cap_sq]
                 eg -= PST_EG[1][them][cap_sq]
+                acc -= columns[1][them][cap_sq]
                 squares[cap_sq] = 0
                 extra = ((cap_sq, 1),)
     occ[us] ^= move_mask
@@ -212,6 +219,7 @@ def do_move(pos: Position, move: int) -> bool:
         key ^= PIECE_KEYS[1][us][frm] ^ PIECE_KEYS[promotion][us][to]
         mg += PST_MG[promotion][us][to] - PST_MG[1][us][frm]
         eg += PST_EG[promotion][us][to] - PST_EG[1][us][frm]
+        acc += columns[promotion][us][to] - columns[1][us][frm]
     else:
         bb[pt] ^= move_mask
         squares[to] = pt
@@ -221,10 +229,12 @@ def do_move(pos: Position, move: int) -> bool:
         mg += table[to] - table[frm]
         table = PST_EG[pt][us]
         eg += table[to] - table[frm]
+        table = columns[pt][us]
+        acc += table[to] - table[frm]
     squares[frm] = 0
 
     pos.stack.append((old_bb, old_occ, pos.occupied, cr0, ep, pos.hmc, pos.key, pos.mg, pos.eg, pos.phase,
-                      pos.king_squares, frm, pt, to, captured, extra))
+                      pos.king_squares, frm, pt, to, captured, extra, pos.acc))
     if cr != cr0:
         key ^= castle_key(cr0 ^ cr)
     pos.bb = bb
@@ -238,6 +248,7 @@ def do_move(pos: Position, move: int) -> bool:
     pos.mg = mg
     pos.eg = eg
     pos.phase = phase
+    pos.acc = acc
     pos.king_squares = kings
 
     # Does the move give check? Before it the opponent was not in check, so only the piece
@@ -273,7 +284,7 @@ def do_null(pos: Position) -> None:
     ep = pos.ep
     key = pos.key
     pos.stack.append((pos.bb, pos.occ, pos.occupied, pos.castling, ep, pos.hmc, key, pos.mg, pos.eg, pos.phase,
-                      pos.king_squares, 64, 0, 64, 0, _NO_EXTRA))
+                      pos.king_squares, 64, 0, 64, 0, _NO_EXTRA, pos.acc))
     if ep:
         if PAWN_ATTACKS[us ^ 1][ep] & pos.bb[1] & pos.occ[us]:
             key ^= EP_KEYS[ep & 7]
@@ -286,7 +297,7 @@ def do_null(pos: Position) -> None:
 def undo_move(pos: Position) -> None:
     """Take back the last ``do_move`` or ``do_null``: ``pos`` equals the position before it."""
     (pos.bb, pos.occ, pos.occupied, pos.castling, pos.ep, pos.hmc, pos.key, pos.mg, pos.eg, pos.phase,
-     pos.king_squares, frm, pt, to, captured, extra) = pos.stack.pop()
+     pos.king_squares, frm, pt, to, captured, extra, pos.acc) = pos.stack.pop()
     squares = pos.squares
     for square, piece in extra:
         squares[square] = piece

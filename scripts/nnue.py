@@ -3,6 +3,8 @@
 
     python3 scripts/nnue.py gen --out DIR --games 40000 --jobs 2      # self-play data
     python3 scripts/nnue.py stats DIR                                  # what a run holds
+    python3 scripts/nnue.py prepare DIR [DIR ...] -o data.npz          # features, deduplicated
+    python3 scripts/nnue.py train data.npz -o engine/pruner.nnue      # numpy: pip install '.[nnue]'
 
 Run ``gen`` under PyPy for speed (Pruner plays the games; Stockfish labels them).
 docs/nnue.md says how the shipped net was made.
@@ -14,6 +16,11 @@ import os
 import shutil
 import sys
 import time
+
+# One BLAS thread: a multi-threaded sum can add in another order from run to run, and the
+# trainer promises the same net bit for bit from the same seed (set before numpy loads).
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BOOK = os.path.join(HERE, "books", "noob_3moves_5000.epd")
@@ -58,6 +65,33 @@ def cmd_stats(options) -> int:
     return 0
 
 
+def cmd_prepare(options) -> int:
+    from nnuelib import train
+    prepared = train.prepare(options.directories, progress=lambda line: print(line, file=sys.stderr))
+    prepared.save(options.output)
+    print("%d positions from %d games -> %s" % (len(prepared), len(set(prepared.game.tolist())), options.output))
+    return 0
+
+
+def cmd_train(options) -> int:
+    from nnuelib import train
+    settings = train.TrainSettings(hidden=options.hidden, epochs=options.epochs, batch=options.batch, lr=options.lr,
+                                   lam=options.lam, residual=not options.replace, seed=options.seed)
+    data = train.Prepared.load(options.data)
+    if options.limit:
+        data = data.subset(slice(0, options.limit))
+    print("settings: %s" % train.describe_settings(settings))
+    model = train.train(data, settings, report=lambda line: print(line, flush=True))
+    net = model.to_net()
+    with open(options.output + ".tmp", "wb") as handle:
+        handle.write(net.to_bytes())
+    os.replace(options.output + ".tmp", options.output)
+    error = train.quantisation_error(model, net, data)
+    print("wrote %s (%d bytes, crc %s); integer net vs float net: %.2f cp mean absolute difference"
+          % (options.output, os.path.getsize(options.output), train.checksum(options.output), error))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -74,6 +108,22 @@ def main(argv=None) -> int:
     stats = sub.add_parser("stats", help="positions, games and duplicates of a run", allow_abbrev=False)
     stats.add_argument("directory")
     stats.set_defaults(run=cmd_stats)
+    prep = sub.add_parser("prepare", help="a run's positions as training arrays (.npz)", allow_abbrev=False)
+    prep.add_argument("directories", nargs="+")
+    prep.add_argument("-o", "--output", required=True)
+    prep.set_defaults(run=cmd_prepare)
+    tr = sub.add_parser("train", help="train a net on prepared arrays", allow_abbrev=False)
+    tr.add_argument("data", help="a .npz from `prepare`")
+    tr.add_argument("-o", "--output", required=True, help="the net file to write")
+    tr.add_argument("--hidden", type=int, default=32)
+    tr.add_argument("--epochs", type=int, default=12)
+    tr.add_argument("--batch", type=int, default=16384)
+    tr.add_argument("--lr", type=float, default=2e-3)
+    tr.add_argument("--lam", type=float, default=0.75, help="the teacher's share of the label")
+    tr.add_argument("--replace", action="store_true", help="the net replaces the classical evaluation")
+    tr.add_argument("--seed", type=int, default=1)
+    tr.add_argument("--limit", type=int, default=0, help="use only the first N positions")
+    tr.set_defaults(run=cmd_train)
     options = parser.parse_args(argv)
     return options.run(options)
 

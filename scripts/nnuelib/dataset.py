@@ -14,12 +14,18 @@ def shard_paths(directory: str) -> List[str]:
 def records(directory: str) -> Iterator[Tuple[str, float, int, int, int]]:
     """Every position of a run's complete games: (FEN, result, teacher cp, search cp, ply),
     White's view; a game cut short (no ``#g`` line after it) is left out."""
+    for game, rows in games(directory):
+        yield from rows
+
+
+def games(directory: str) -> Iterator[Tuple[int, List[Tuple[str, float, int, int, int]]]]:
+    """Each complete game of a run: its number and its positions (as ``records``)."""
     for path in shard_paths(directory):
         pending = []
         with open(path) as handle:
             for line in handle:
                 if line.startswith("#g "):
-                    yield from pending
+                    yield int(line[3:]), pending
                     pending = []
                     continue
                 fields = line.rstrip("\n").split("|")

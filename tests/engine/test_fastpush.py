@@ -3,7 +3,7 @@
 After every ``do_move``/``do_null`` on an ``engine.board.Position`` each of its fields must
 equal those of a fresh ``Position`` of the board python-chess's ``push`` gives (pieces,
 colours, the square table, side to move, castling rights, en-passant square, fifty-move
-counter, king squares, Zobrist key, material and phase); after ``undo_move`` the position
+counter, king squares, Zobrist key, material and phase, the net's accumulator); after ``undo_move`` the position
 must equal the one before the move. Checked to depth 2 on the standard perft suite and, of
 the Chess960 one, on the 219 positions that hold all its castling layouts (all 960 with
 `pytest -m slow`), on a sample to depth 3, on promoted pieces, and on seeded random games
@@ -49,7 +49,7 @@ def _boards(name, chess960):
 def fields(pos):
     """Everything ``do_move`` changes, as comparable values (the move stack's depth too)."""
     return (tuple(pos.bb[1:]), tuple(pos.occ), pos.occupied, tuple(pos.squares[:64]), pos.turn, pos.castling,
-            pos.ep, pos.hmc, tuple(pos.king_squares), pos.key, pos.mg, pos.eg, pos.phase, len(pos.stack))
+            pos.ep, pos.hmc, tuple(pos.king_squares), pos.key, pos.mg, pos.eg, pos.phase, pos.acc, len(pos.stack))
 
 
 def _pushed(board, move):

@@ -1,0 +1,68 @@
+"""scripts/nnue.py prepare/train (issue 47): the trainer reproduces its net bit for bit from a
+seed, reports the held-out loss per epoch, learns (the loss falls), and its integer net
+evaluates as the float one did, within rounding."""
+
+import os
+
+import pytest
+
+np = pytest.importorskip("numpy")  # the trainer's extra (.[nnue]); CI installs it on CPython
+
+import nnue as nnue_script  # noqa: E402 - scripts/nnue.py
+from engine import nnue  # noqa: E402
+from nnuelib import datagen, train  # noqa: E402
+from tests.paths import ROOT  # noqa: E402
+
+pytestmark = pytest.mark.one_interpreter
+
+BOOK = os.path.join(ROOT, "scripts", "books", "noob_3moves_5000.epd")
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("run")
+    settings = datagen.Settings(seed=5, nodes=80, teacher="pruner:2", jobs=1, book="noob_3moves_5000.epd")
+    datagen.prepare_run(str(directory), settings)
+    datagen.run_worker(str(directory), settings, 0, BOOK, "stockfish", 12)
+    path = str(tmp_path_factory.mktemp("data") / "data.npz")
+    assert nnue_script.main(["prepare", str(directory), "-o", path]) == 0
+    return path
+
+
+def _train(prepared, tmp_path, name, *extra):
+    out = str(tmp_path / name)
+    assert nnue_script.main(["train", prepared, "-o", out, "--epochs", "3", "--batch", "256", "--hidden", "8"]
+                            + list(extra)) == 0
+    with open(out, "rb") as handle:
+        return handle.read()
+
+
+def test_the_same_seed_gives_the_same_net_bit_for_bit(prepared, tmp_path):
+    first = _train(prepared, tmp_path, "a.nnue")
+    assert _train(prepared, tmp_path, "b.nnue") == first
+    assert _train(prepared, tmp_path, "c.nnue", "--seed", "2") != first
+    net = nnue.from_bytes(first)
+    assert net.hidden == 8 and net.residual
+
+
+def test_training_reports_the_held_out_loss_and_learns(prepared):
+    data = train.Prepared.load(prepared)
+    lines = []
+    settings = train.TrainSettings(hidden=8, epochs=4, batch=128, holdout=4, residual=False, lr=5e-3)
+    model = train.train(data, settings, report=lines.append)
+    epochs = [line for line in lines if line.startswith("epoch")]
+    assert len(epochs) == 4
+    losses = [float(line.split("training loss ")[1].split(",")[0]) for line in epochs]
+    assert losses[-1] < losses[0]
+    assert all("held-out loss" in line for line in epochs)
+    net = model.to_net()
+    assert train.quantisation_error(model, net, data, sample=200) < 5.0
+
+
+def test_features_name_the_pieces_as_the_engine_does():
+    import chess
+    board = chess.Board("4k3/8/8/8/8/8/4P3/4K2R w K - 0 1")
+    white, black = train.board_features(board)
+    assert sorted(f for f in white if f != train.PAD) == sorted(
+        nnue.feature(1, p.piece_type, int(p.color), sq) for sq, p in board.piece_map().items())
+    assert white.count(train.PAD) == 32 - 4 and black.count(train.PAD) == 28
