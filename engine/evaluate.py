@@ -308,12 +308,30 @@ def use_net(net: "Optional[nnue.Net]") -> bool:
     return True
 
 
+_nets_by_name = {}
+"""Nets loaded by ``net_named``, by the name asked for (each file is read once a process)."""
+
+
+def net_named(name: str) -> "Optional[nnue.Net]":
+    """The net a name stands for: "" the shipped one (None if it could not be loaded), ``classical``
+    none, else the file at that path; ``nnue.NetError`` (a ``ValueError``) names the file and the reason it cannot be used."""
+    if name == "classical":
+        return None
+    if name == "":
+        return _default_net  # None when it could not be loaded: ``net_problem`` says why
+    net = _nets_by_name.get(name)
+    if net is None:
+        net = _nets_by_name[name] = nnue.load(name)
+    return net
+
+
 def accumulator(board: chess.Board) -> int:
     """The packed accumulator of ``board`` for the net in use (0 without one)."""
     net = _net
     return net.accumulator(nnue.board_pieces(board)) if net is not None else 0
 
 
+_default_net = _net
 if _net is not None:
     NET_COLUMNS[:] = _net.columns
 

@@ -24,7 +24,7 @@ import chess
 from engine import timeman
 from engine.attacks import from_move, popcount, to_move
 from engine.board import Position, in_check as is_in_check, is_insufficient_material
-from engine.evaluate import evaluate, evaluate_position, use_weights, weights_name
+from engine.evaluate import evaluate, evaluate_position, net_named, use_net, use_weights, weights_name
 from engine.makemove import do_move, do_null, undo_move
 from engine.movegen import generate, is_legal
 from engine.movepick import (PIECE_VALUE, history_index, is_capture, killer_moves, loses_material, ordered_moves,
@@ -161,6 +161,10 @@ class SearchParams:
     the engine's own, or, for a limited-strength search, the ones its calibration measured
     (``engine.strength.CALIBRATED_SEARCH``) once the engine's own are re-tuned."""
 
+    evalfile: str = ""
+    """The learned evaluation's net: "" the shipped one (``engine.nnue.DEFAULT_NET``), a path
+    another net file, ``classical`` none (the classical evaluation alone)."""
+
     @classmethod
     def parse(cls, text: str) -> "SearchParams":
         """Defaults overridden by ``name=value`` pairs separated by commas or spaces, e.g.
@@ -175,6 +179,9 @@ class SearchParams:
             if name == "weights":
                 _weights_module(value)  # refused here, not at the first search
                 params.weights = value
+            elif name == "evalfile":
+                net_named(value)  # a missing or damaged file is refused here too
+                params.evalfile = value
             else:
                 setattr(params, name, int(value) if name != "pruning" else value.lower() in ("1", "true", "on"))
         return params
@@ -320,6 +327,8 @@ class Searcher:
         start = self.clock()
         if self.params.weights != weights_name() and use_weights(_weights_module(self.params.weights)):
             self.tt.clear()  # its scores came from the other evaluation
+        if use_net(net_named(self.params.evalfile)):
+            self.tt.clear()
         self._start = start
         self._tm_start = start
         self._pondering = limits.ponder
