@@ -57,6 +57,32 @@ def cmd_gen(options) -> int:
     return cmd_stats(options)
 
 
+def _relabel_worker(args) -> int:
+    from nnuelib.datagen import relabel_shard
+    source, target, teacher, stockfish, limit = args
+    return relabel_shard(source, target, teacher, stockfish, limit, report=sys.stderr)
+
+
+def cmd_relabel(options) -> int:
+    import json
+    from nnuelib.dataset import shard_paths
+    os.makedirs(options.out, exist_ok=True)
+    with open(os.path.join(options.source, "meta.json")) as handle:
+        meta = json.load(handle)
+    meta["teacher"] = options.teacher
+    meta["relabelled_from"] = os.path.basename(os.path.normpath(options.source))
+    with open(os.path.join(options.out, "meta.json"), "w") as handle:
+        json.dump(meta, handle, indent=1)
+    shards = shard_paths(options.source)
+    limit = options.limit // len(shards) if options.limit else None
+    work = [(path, os.path.join(options.out, os.path.basename(path)), options.teacher, options.stockfish, limit)
+            for path in shards]
+    with multiprocessing.Pool(options.jobs) as pool:
+        made = pool.map(_relabel_worker, work)
+    print("%d positions relabelled by %s" % (sum(made), options.teacher))
+    return 0
+
+
 def cmd_stats(options) -> int:
     from nnuelib.dataset import run_stats
     directory = getattr(options, "out", None) or options.directory
@@ -105,6 +131,14 @@ def main(argv=None) -> int:
     gen.add_argument("--book", default=DEFAULT_BOOK)
     gen.add_argument("--stockfish", default=_stockfish())
     gen.set_defaults(run=cmd_gen)
+    relabel = sub.add_parser("relabel", help="the same games scored by another teacher", allow_abbrev=False)
+    relabel.add_argument("source", help="a run directory")
+    relabel.add_argument("--out", required=True)
+    relabel.add_argument("--teacher", required=True, help="stockfish:<depth> or pruner:<depth>")
+    relabel.add_argument("--limit", type=int, default=0, help="about this many positions (0: all)")
+    relabel.add_argument("--jobs", type=int, default=1)
+    relabel.add_argument("--stockfish", default=_stockfish())
+    relabel.set_defaults(run=cmd_relabel)
     stats = sub.add_parser("stats", help="positions, games and duplicates of a run", allow_abbrev=False)
     stats.add_argument("directory")
     stats.set_defaults(run=cmd_stats)

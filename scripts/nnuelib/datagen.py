@@ -254,3 +254,37 @@ def run_worker(directory: str, settings: Settings, worker: int, book_path: str, 
                     report.flush()
     finally:
         teacher.close()
+
+
+def relabel_shard(source: str, target: str, teacher_spec: str, stockfish: str, limit: Optional[int],
+                  report: Optional[TextIO] = None) -> int:
+    """Copy the complete games of shard ``source`` to ``target`` with the teacher column
+    scored again by ``teacher_spec`` (the same positions, results and search scores: a teacher
+    is compared with another on identical data). Resumes: the games ``target`` holds already
+    are skipped. Stops after ``limit`` positions in ``target`` (None: the whole shard)."""
+    from nnuelib.dataset import games_of_shard
+    done, made = resume_shard(target)
+    teacher = Teacher(teacher_spec, stockfish)
+    start = time.monotonic()
+    skipping = done >= 0
+    try:
+        with open(target, "a") as out:
+            for number, rows in games_of_shard(source):
+                if skipping:
+                    skipping = number != done
+                    continue
+                if limit is not None and made >= limit:
+                    break
+                teacher.new_game()
+                lines = ["%s|%g|%d|%d|%d\n" % (fen, result, teacher.score_white(chess.Board(fen)), search, ply)
+                         for fen, result, _old, search, ply in rows]
+                lines.append("#g %d\n" % number)
+                out.write("".join(lines))
+                out.flush()
+                made += len(rows)
+                if report is not None:
+                    report.write("%s: game %d, %d positions, %.0f s\n" % (target, number, made, time.monotonic() - start))
+                    report.flush()
+    finally:
+        teacher.close()
+    return made

@@ -21,18 +21,23 @@ def records(directory: str) -> Iterator[Tuple[str, float, int, int, int]]:
 def games(directory: str) -> Iterator[Tuple[int, List[Tuple[str, float, int, int, int]]]]:
     """Each complete game of a run: its number and its positions (as ``records``)."""
     for path in shard_paths(directory):
-        pending = []
-        with open(path) as handle:
-            for line in handle:
-                if line.startswith("#g "):
-                    yield int(line[3:]), pending
-                    pending = []
-                    continue
-                fields = line.rstrip("\n").split("|")
-                if len(fields) != 5:
-                    continue
-                fen, result, teacher, search, ply = fields
-                pending.append((fen, float(result), int(teacher), int(search), int(ply)))
+        yield from games_of_shard(path)
+
+
+def games_of_shard(path: str) -> Iterator[Tuple[int, List[Tuple[str, float, int, int, int]]]]:
+    """Each complete game of one shard, as ``games``."""
+    pending = []
+    with open(path) as handle:
+        for line in handle:
+            if line.startswith("#g "):
+                yield int(line[3:]), pending
+                pending = []
+                continue
+            fields = line.rstrip("\n").split("|")
+            if len(fields) != 5:
+                continue
+            fen, result, teacher, search, ply = fields
+            pending.append((fen, float(result), int(teacher), int(search), int(ply)))
 
 
 def position_key(fen: str) -> str:
