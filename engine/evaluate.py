@@ -523,7 +523,14 @@ class Breakdown:
     tempo: int
     """Bonus of the side to move (``TEMPO``)."""
     score: int
-    """``tapered + tempo``: equal to ``evaluate(board)``, from the side to move."""
+    """Equal to ``evaluate(board)``, from the side to move: ``classical`` with the net's share
+    added (a residual net) or the net's alone."""
+    classical: int = 0
+    """``tapered + tempo``: the classical evaluation, from the side to move."""
+    net: Optional[int] = None
+    """The net's share from the side to move (None: no net in use)."""
+    net_description: str = ""
+    """Which net: its file, shape and whether it adds to the classical evaluation."""
 
     @property
     def mg(self) -> int:
@@ -599,4 +606,16 @@ def breakdown(board: chess.Board) -> Breakdown:
     if not board.turn:
         mg, eg = -mg, -eg
     tapered = (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
-    return Breakdown(terms, phase, board.turn, tapered, TEMPO, tapered + TEMPO)
+    classical_score = tapered + TEMPO
+    net = _net
+    if net is None:
+        return Breakdown(terms, phase, board.turn, tapered, TEMPO, classical_score, classical_score)
+    learned = net.evaluate(net.accumulator(nnue.board_pieces(board)), 1 if board.turn else 0)
+    score = classical_score + learned if net.residual else learned
+    return Breakdown(terms, phase, board.turn, tapered, TEMPO, score, classical_score, learned, describe_net(net))
+
+
+def describe_net(net: "nnue.Net") -> str:
+    """One line naming a net: file, shape, and how it is used."""
+    return "%s (768->%dx2->1, %s)" % (net.name or "net", net.hidden,
+                                      "added to the classical evaluation" if net.residual else "replaces it")

@@ -47,7 +47,8 @@ def _signed(cp: int) -> str:
 def eval_table(breakdown: Breakdown, in_check: bool = False) -> List[str]:
     """``eval``: each term's middlegame and endgame value for White, for Black and the
     difference (White's view), in pawns; then the phase, the tapered sum, the side to move's
-    tempo and the final evaluation from White's side, as ``evaluate`` computes it. In check
+    tempo, the net's share when a net is in use (after the classical total) and the final
+    evaluation from White's side, as ``evaluate`` computes it. In check
     the search never uses the static evaluation: the last line says so, as Stockfish's does."""
     width = max([len(term.name) for term in breakdown.terms] + [len("Total")])
     rule = "+-%s-+-------------+-------------+-------------+" % ("-" * width)
@@ -76,6 +77,11 @@ def eval_table(breakdown: Breakdown, in_check: bool = False) -> List[str]:
     lines.append("Tapered                %s (white side)" % _signed(tapered_white))
     lines.append("Tempo                  %s (white side; %s to move)"
                  % (_signed(breakdown.tempo if white else -breakdown.tempo), "White" if white else "Black"))
+    if breakdown.net is not None:
+        sign = 1 if white else -1
+        lines.append("Classical evaluation   %s (white side)" % _signed(sign * breakdown.classical))
+        lines.append("NNUE                   %s (white side) %s" % (_signed(sign * breakdown.net),
+                                                                    breakdown.net_description))
     if in_check:
         lines.append("Final evaluation: none (in check)")
     else:

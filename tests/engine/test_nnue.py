@@ -158,3 +158,20 @@ def test_a_net_that_could_overflow_a_lane_is_refused():
     w1[0] = nnue.LANE_OFFSET // 20  # 32 such pieces would pass 2^15
     with pytest.raises(nnue.NetError, match="overflow"):
         nnue.Net(net.hidden, 255, 64, 400, True, w1, net.b1, net.w2, net.b2)
+
+
+def test_the_breakdown_shows_the_nets_share_and_adds_up(net_in_use):
+    from protocol.uci.display import eval_table
+    net = random_net(13)
+    net_in_use(net)
+    for board, _ in game_boards(200)[::20]:
+        parts = evaluation.breakdown(board)
+        assert parts.score == evaluation.evaluate(board)
+        assert parts.classical == evaluation.classical(board)
+        assert parts.score == parts.classical + parts.net
+        lines = eval_table(parts)
+        assert any(line.startswith("NNUE") and "random (768->8x2->1, added to" in line for line in lines)
+    net_in_use(None)
+    parts = evaluation.breakdown(chess.Board())
+    assert parts.net is None and parts.score == parts.classical
+    assert not any(line.startswith("NNUE") for line in eval_table(parts))
