@@ -13,14 +13,14 @@ import chess
 
 from engine.attacks import (DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, KING, KNIGHT, PAWN_ATTACKS,
                             RANK_ATTACKS, RANK_MASKS, msb, popcount, signed, unsigned)
+from engine.evaluate import accumulator, material_pst
+from engine.zobrist import full_key
 
 
 class Position:
     """A chess position as the search keeps it (python-chess's fields, signed, plus more)."""
 
     def __init__(self, board: chess.Board) -> None:
-        from engine.makemove import full_key  # makemove imports this module
-        from engine.evaluate import accumulator, material_pst
 
         self.bb: List[int] = [0, signed(board.pawns), signed(board.knights), signed(board.bishops),
                               signed(board.rooks), signed(board.queens), signed(board.kings)]

@@ -38,6 +38,7 @@ b2 int32. Never pickle: the file is data only.
 
 import array
 import os
+import stat
 import struct
 import sys
 import zlib
@@ -198,7 +199,6 @@ MAX_FILE_BYTES = 16 << 20
 def load(path: str) -> Net:
     """The net in the file at ``path``; ``NetError`` names the file and the reason."""
     try:
-        import stat
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
             raise NetError("%s: not a regular file" % path)

@@ -10,7 +10,7 @@ import gc
 import platform
 from typing import Optional, Tuple
 
-from engine.makemove import FIFTY_KEYS
+from engine.zobrist import FIFTY_KEYS
 from engine.types import TB_BOUND
 
 EXACT, LOWER, UPPER = 0, 1, 2

@@ -26,7 +26,7 @@ import numpy as np
 import chess
 
 from engine import nnue
-from engine.evaluate import evaluate
+from engine.evaluate import classical as classical_eval
 from nnuelib import dataset
 
 PAD = nnue.FEATURES
@@ -103,7 +103,7 @@ def prepare(directories: Sequence[str], teacher_override: Optional[Callable[[str
                 stm.append(turn)
                 teacher.append(teacher_white if turn else -teacher_white)
                 result.append(result_white if turn else 1.0 - result_white)
-                classical.append(evaluate(board))
+                classical.append(classical_eval(board))
                 game_ids.append(run_index << 32 | number)
                 if progress is not None and len(stm) % 100000 == 0:
                     progress("%d positions in %.0f s" % (len(stm), time.monotonic() - start))
@@ -256,8 +256,10 @@ def train(data: Prepared, settings: TrainSettings, report: Callable[[str], None]
     train_target, valid_target = targets(train_set, settings), targets(valid_set, settings)
     report("positions: %d training, %d held out (%d games)" % (len(train_set), len(valid_set),
                                                              len(np.unique(valid_set.game))))
-    base = evaluate_loss_classical(valid_set, valid_target, settings.k)
-    report("held-out loss of the classical evaluation alone: %.6f" % base)
+    teacher_target = targets(valid_set, TrainSettings(lam=1.0, k=settings.k))
+    report("held-out loss of the classical evaluation alone: %.6f (teacher alone %.6f)"
+           % (evaluate_loss_classical(valid_set, valid_target, settings.k),
+              evaluate_loss_classical(valid_set, teacher_target, settings.k)))
     moments = [(np.zeros_like(p), np.zeros_like(p)) for p in model.params()]
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     step = 0
@@ -281,8 +283,9 @@ def train(data: Prepared, settings: TrainSettings, report: Callable[[str], None]
                 param -= (lr * m_hat / (np.sqrt(v_hat) + eps)).astype(np.float32)
             model.clip()
         valid = evaluate_loss(model, valid_set, valid_target, settings.k)
-        report("epoch %d: training loss %.6f, held-out loss %.6f, lr %.2g, %.0f s"
-               % (epoch, total / len(order), valid, lr, time.monotonic() - start))
+        teacher_only = evaluate_loss(model, valid_set, teacher_target, settings.k)
+        report("epoch %d: training loss %.6f, held-out loss %.6f (teacher alone %.6f), lr %.2g, %.0f s"
+               % (epoch, total / len(order), valid, teacher_only, lr, time.monotonic() - start))
         if epoch >= 2:
             lr *= settings.lr_drop
     return model

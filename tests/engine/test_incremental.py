@@ -10,7 +10,8 @@ import pytest
 from engine.attacks import from_move
 from engine.board import Position
 from engine.evaluate import evaluate, evaluate_position, material_pst
-from engine.makemove import do_move, do_null, full_key
+from engine.makemove import do_move, do_null
+from engine.zobrist import full_key
 
 from paths import EPD
 from playouts import random_moves

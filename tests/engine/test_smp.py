@@ -12,7 +12,7 @@ import sys
 import chess
 import pytest
 
-from engine.makemove import full_key
+from engine.zobrist import full_key
 from engine.search import Searcher
 from engine.attacks import from_move, to_move
 from engine.shared_tt import SharedTranspositionTable
