@@ -93,7 +93,8 @@ def cmd_stats(options) -> int:
 
 def cmd_prepare(options) -> int:
     from nnuelib import train
-    prepared = train.prepare(options.directories, progress=lambda line: print(line, file=sys.stderr))
+    prepared = train.prepare(options.directories, mirror=not options.no_mirror,
+                             progress=lambda line: print(line, file=sys.stderr))
     prepared.save(options.output)
     print("%d positions from %d games -> %s" % (len(prepared), len(set(prepared.game.tolist())), options.output))
     return 0
@@ -106,6 +107,11 @@ def cmd_train(options) -> int:
     data = train.Prepared.load(options.data)
     if options.limit:
         data = data.subset(slice(0, options.limit))
+    if options.teacher_scale == 0:
+        settings.teacher_scale = train.fit_teacher_scale(data, settings.k)
+        print("teacher scale fitted: %.2f" % settings.teacher_scale)
+    else:
+        settings.teacher_scale = options.teacher_scale
     print("settings: %s" % train.describe_settings(settings))
     model = train.train(data, settings, report=lambda line: print(line, flush=True))
     net = model.to_net()
@@ -145,6 +151,8 @@ def main(argv=None) -> int:
     prep = sub.add_parser("prepare", help="a run's positions as training arrays (.npz)", allow_abbrev=False)
     prep.add_argument("directories", nargs="+")
     prep.add_argument("-o", "--output", required=True)
+    prep.add_argument("--no-mirror", action="store_true",
+                      help="no left-right mirrored copies of positions without castling rights")
     prep.set_defaults(run=cmd_prepare)
     tr = sub.add_parser("train", help="train a net on prepared arrays", allow_abbrev=False)
     tr.add_argument("data", help="a .npz from `prepare`")
@@ -155,6 +163,8 @@ def main(argv=None) -> int:
     tr.add_argument("--lr", type=float, default=2e-3)
     tr.add_argument("--lam", type=float, default=0.75, help="the teacher's share of the label")
     tr.add_argument("--replace", action="store_true", help="the net replaces the classical evaluation")
+    tr.add_argument("--teacher-scale", type=float, default=0.0,
+                    help="divide the teacher's scores by this (0: fit it to the classical evaluation)")
     tr.add_argument("--seed", type=int, default=1)
     tr.add_argument("--limit", type=int, default=0, help="use only the first N positions")
     tr.set_defaults(run=cmd_train)

@@ -15,8 +15,12 @@ game's result and the teacher's score (Stockfish at a fixed depth, or Pruner's o
 search). Games end by the rules or by adjudication (a score above ``resign_cp`` for both
 sides over four plies; a score within ``draw_cp`` for twelve plies after ply 80; ply 400).
 
-A line: ``<FEN>|<result>|<teacher cp>|<search cp>|<ply>``; the result (1, 0.5, 0) and both
-scores are from White's view; a teacher's mate is written as +/- 20000.
+A line: ``<FEN>|<result>|<teacher cp>|<search cp>|<ply>|<teacher's move>``; the result (1,
+0.5, 0) and both scores are from White's view; a teacher's mate is written as +/- 20000; the
+teacher's best move (UCI) lets ``prepare`` leave out positions the teacher solves by a capture.
+A game whose start (after the random moves) the teacher scores beyond ``balanced_cp`` is not
+played: a random move that hangs a piece makes a one-sided game, and its positions teach
+little that the material count does not.
 """
 
 import json
@@ -32,8 +36,8 @@ import chess.engine
 from engine.search import Searcher
 from engine.types import MATE_BOUND, Limits
 
-SHARD_FORMAT = 1
-"""Version of the line format above (in ``meta.json``)."""
+SHARD_FORMAT = 2
+"""Version of the line format above (in ``meta.json``); format 1 had no teacher's move."""
 
 TEACHER_MATE = 20000
 """A teacher's mate score, in centipawns."""
@@ -51,6 +55,7 @@ class Settings:
     book: str
     """The opening book's file name (its base name: the run directory may move)."""
     random_plies: Tuple[int, int] = (2, 6)
+    balanced_cp: int = 250
     min_ply: int = 16
     resign_cp: int = 1000
     draw_cp: int = 10
@@ -138,16 +143,18 @@ class Teacher:
         if self.kind == "pruner":
             self.searcher.new_game()
 
-    def score_white(self, board: chess.Board) -> int:
-        """The teacher's score of ``board`` from White's view, in centipawns."""
+    def score_white(self, board: chess.Board) -> Tuple[int, str]:
+        """The teacher's score of ``board`` from White's view, in centipawns, and its best move
+        (UCI; "" when it has none)."""
         if self.kind == "stockfish":
             info = self.engine.analyse(board, chess.engine.Limit(depth=self.depth))
-            return info["score"].white().score(mate_score=TEACHER_MATE)
+            pv = info.get("pv") or [None]
+            return info["score"].white().score(mate_score=TEACHER_MATE), pv[0].uci() if pv[0] else ""
         result = self.searcher.search(board, Limits(depth=self.depth))
         score = result.score or 0
         if abs(score) >= MATE_BOUND:
             score = TEACHER_MATE if score > 0 else -TEACHER_MATE
-        return score if board.turn else -score
+        return (score if board.turn else -score), result.best_move.uci() if result.best_move else ""
 
     def close(self) -> None:
         if self.kind == "stockfish":
@@ -167,13 +174,16 @@ def _opening(rng: random.Random, book: List[str], random_plies: Tuple[int, int])
     return chess.Board(board.fen())  # the game starts here (no history before it)
 
 
-def play_game(number: int, settings: Settings, book: List[str], searcher: Searcher
-              ) -> Optional[Tuple[List[Tuple[str, int, int]], float]]:
+def play_game(number: int, settings: Settings, book: List[str], searcher: Searcher,
+              teacher: Optional["Teacher"] = None) -> Optional[Tuple[List[Tuple[str, int, int]], float]]:
     """One self-play game: the kept positions as (FEN, search cp White's view, ply) and the
-    result from White's view; None when the opening ended the game."""
+    result from White's view; None when the opening ended the game or (with a ``teacher``)
+    left it one-sided."""
     rng = random.Random("%d:%d" % (settings.seed, number))
     board = _opening(rng, book, settings.random_plies)
     if board is None:
+        return None
+    if teacher is not None and abs(teacher.score_white(board)[0]) > settings.balanced_cp:
         return None
     searcher.new_game()
     kept: List[Tuple[str, int, int]] = []
@@ -233,14 +243,14 @@ def run_worker(directory: str, settings: Settings, worker: int, book_path: str, 
     try:
         with open(shard, "a") as out:
             while games is None or number < games:
-                played = play_game(number, settings, book, searcher)
+                teacher.new_game()
+                played = play_game(number, settings, book, searcher, teacher)
                 if played is not None:
                     kept, result = played
-                    teacher.new_game()
                     lines = []
                     for fen, search_cp, ply in kept:
-                        teacher_cp = teacher.score_white(chess.Board(fen))
-                        lines.append("%s|%g|%d|%d|%d\n" % (fen, result, teacher_cp, search_cp, ply))
+                        teacher_cp, teacher_move = teacher.score_white(chess.Board(fen))
+                        lines.append("%s|%g|%d|%d|%d|%s\n" % (fen, result, teacher_cp, search_cp, ply, teacher_move))
                     lines.append("#g %d\n" % number)
                     out.write("".join(lines))
                     out.flush()
@@ -276,8 +286,11 @@ def relabel_shard(source: str, target: str, teacher_spec: str, stockfish: str, l
                 if limit is not None and made >= limit:
                     break
                 teacher.new_game()
-                lines = ["%s|%g|%d|%d|%d\n" % (fen, result, teacher.score_white(chess.Board(fen)), search, ply)
-                         for fen, result, _old, search, ply in rows]
+                lines = []
+                for record in rows:
+                    score, move = teacher.score_white(chess.Board(record.fen))
+                    lines.append("%s|%g|%d|%d|%d|%s\n" % (record.fen, record.result, score, record.search,
+                                                          record.ply, move))
                 lines.append("#g %d\n" % number)
                 out.write("".join(lines))
                 out.flush()

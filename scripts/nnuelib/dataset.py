@@ -2,7 +2,22 @@
 
 import glob
 import os
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, NamedTuple, Tuple
+
+
+class Record(NamedTuple):
+    """One position of a run: White's view throughout."""
+
+    fen: str
+    result: float
+    """The game's result: 1, 0.5 or 0."""
+    teacher: int
+    """The teacher's score, centipawns."""
+    search: int
+    """Pruner's score in the game (its search at the run's node count)."""
+    ply: int
+    teacher_move: str
+    """The teacher's best move (UCI), "" in runs of format 1."""
 
 
 def shard_paths(directory: str) -> List[str]:
@@ -11,20 +26,20 @@ def shard_paths(directory: str) -> List[str]:
                   key=lambda path: int(os.path.basename(path)[1:-4]))
 
 
-def records(directory: str) -> Iterator[Tuple[str, float, int, int, int]]:
-    """Every position of a run's complete games: (FEN, result, teacher cp, search cp, ply),
-    White's view; a game cut short (no ``#g`` line after it) is left out."""
+def records(directory: str) -> Iterator[Record]:
+    """Every position of a run's complete games; a game cut short (no ``#g`` line after it) is
+    left out."""
     for game, rows in games(directory):
         yield from rows
 
 
-def games(directory: str) -> Iterator[Tuple[int, List[Tuple[str, float, int, int, int]]]]:
+def games(directory: str) -> Iterator[Tuple[int, List[Record]]]:
     """Each complete game of a run: its number and its positions (as ``records``)."""
     for path in shard_paths(directory):
         yield from games_of_shard(path)
 
 
-def games_of_shard(path: str) -> Iterator[Tuple[int, List[Tuple[str, float, int, int, int]]]]:
+def games_of_shard(path: str) -> Iterator[Tuple[int, List[Record]]]:
     """Each complete game of one shard, as ``games``."""
     pending = []
     with open(path) as handle:
@@ -34,10 +49,12 @@ def games_of_shard(path: str) -> Iterator[Tuple[int, List[Tuple[str, float, int,
                 pending = []
                 continue
             fields = line.rstrip("\n").split("|")
-            if len(fields) != 5:
+            if len(fields) == 5:
+                fields.append("")  # format 1: no teacher's move
+            elif len(fields) != 6:
                 continue
-            fen, result, teacher, search, ply = fields
-            pending.append((fen, float(result), int(teacher), int(search), int(ply)))
+            fen, result, teacher, search, ply, move = fields
+            pending.append(Record(fen, float(result), int(teacher), int(search), int(ply), move))
 
 
 def position_key(fen: str) -> str:
@@ -55,9 +72,9 @@ def run_stats(directory: str) -> List[str]:
             for line in handle:
                 if line.startswith("#g "):
                     games += 1
-    for fen, result, _, _, _ in records(directory):
+    for record in records(directory):
         positions += 1
-        seen.add(position_key(fen))
-        results[result] = results.get(result, 0) + 1
+        seen.add(position_key(record.fen))
+        results[record.result] = results.get(record.result, 0) + 1
     return ["games: %d" % games, "positions: %d (%d unique)" % (positions, len(seen)),
             "results of positions: white wins %d, draws %d, black wins %d" % (results[1.0], results[0.5], results[0.0])]

@@ -82,29 +82,51 @@ def board_features(board: chess.Board):
     return white + pad, black + pad
 
 
-def prepare(directories: Sequence[str], teacher_override: Optional[Callable[[str], Optional[int]]] = None,
+def _tactical(board: chess.Board, move_uci: str) -> bool:
+    """Whether the teacher's best move captures or promotes: the position's score then rests on
+    a tactic the static evaluation is not meant to see (Stockfish's data filters these out too)."""
+    move = chess.Move.from_uci(move_uci)
+    return bool(move.promotion) or board.is_capture(move)
+
+
+def prepare(directories: Sequence[str], mirror: bool = True,
             progress: Optional[Callable[[str], None]] = None) -> Prepared:
-    """Every distinct position of the runs in ``directories`` as arrays (first occurrence kept)."""
+    """Every distinct position of the runs in ``directories`` as arrays (first occurrence kept),
+    but those the teacher solves by a capture or a promotion (when the run says its move);
+    ``mirror``: a position without castling rights also comes mirrored left to right (files a
+    and h swapped), with the same labels: chess is the same game there, so the data doubles
+    where it can."""
     seen = set()
     white, black, stm, teacher, result, classical, game_ids = [], [], [], [], [], [], []
     start = time.monotonic()
     for run_index, directory in enumerate(directories):
         for number, rows in dataset.games(directory):
-            for fen, result_white, teacher_white, _search, _ply in rows:
-                key = dataset.position_key(fen)
+            for record in rows:
+                key = dataset.position_key(record.fen)
                 if key in seen:
                     continue
                 seen.add(key)
-                board = chess.Board(fen)
-                w, b = board_features(board)
-                white.append(w)
-                black.append(b)
-                turn = board.turn
-                stm.append(turn)
-                teacher.append(teacher_white if turn else -teacher_white)
-                result.append(result_white if turn else 1.0 - result_white)
-                classical.append(classical_eval(board))
-                game_ids.append(run_index << 32 | number)
+                board = chess.Board(record.fen)
+                if record.teacher_move and _tactical(board, record.teacher_move):
+                    continue
+                result_white, teacher_white = record.result, record.teacher
+                boards = [board]
+                if mirror and not board.castling_rights:
+                    twin = board.transform(chess.flip_horizontal)
+                    twin_key = dataset.position_key(twin.fen())
+                    if twin_key not in seen:
+                        seen.add(twin_key)
+                        boards.append(twin)
+                for one in boards:
+                    w, b = board_features(one)
+                    white.append(w)
+                    black.append(b)
+                    turn = one.turn
+                    stm.append(turn)
+                    teacher.append(teacher_white if turn else -teacher_white)
+                    result.append(result_white if turn else 1.0 - result_white)
+                    classical.append(classical_eval(one))
+                    game_ids.append(run_index << 32 | number)
                 if progress is not None and len(stm) % 100000 == 0:
                     progress("%d positions in %.0f s" % (len(stm), time.monotonic() - start))
     return Prepared(np.array(white, dtype=np.int16).reshape(-1, SLOTS),
@@ -128,6 +150,10 @@ class TrainSettings:
     """The teacher's share of the label (the game result has the rest)."""
     k: float = 400.0
     """Centipawns of one unit before the sigmoid (the score-to-expectation scale)."""
+    teacher_scale: float = 1.0
+    """The teacher's centipawns are divided by this first: another engine's scale is not the
+    classical evaluation's (Stockfish's scores run about 1.2 times larger on this data), and a
+    net that learnt the difference would inflate every score the search's margins compare."""
     residual: bool = True
     """The net corrects the classical evaluation (else it replaces it)."""
     holdout: int = 50
@@ -212,7 +238,7 @@ def one_hot(indices: np.ndarray) -> np.ndarray:
 
 def targets(data: Prepared, settings: TrainSettings) -> np.ndarray:
     """The blended label of each position (side to move's view)."""
-    teacher = 1.0 / (1.0 + np.exp(-np.clip(data.teacher, -4000, 4000) / settings.k))
+    teacher = 1.0 / (1.0 + np.exp(-np.clip(data.teacher / settings.teacher_scale, -4000, 4000) / settings.k))
     return (settings.lam * teacher + (1.0 - settings.lam) * data.result).astype(np.float32)
 
 
@@ -256,7 +282,7 @@ def train(data: Prepared, settings: TrainSettings, report: Callable[[str], None]
     train_target, valid_target = targets(train_set, settings), targets(valid_set, settings)
     report("positions: %d training, %d held out (%d games)" % (len(train_set), len(valid_set),
                                                              len(np.unique(valid_set.game))))
-    teacher_target = targets(valid_set, TrainSettings(lam=1.0, k=settings.k))
+    teacher_target = targets(valid_set, TrainSettings(lam=1.0, k=settings.k, teacher_scale=settings.teacher_scale))
     report("held-out loss of the classical evaluation alone: %.6f (teacher alone %.6f)"
            % (evaluate_loss_classical(valid_set, valid_target, settings.k),
               evaluate_loss_classical(valid_set, teacher_target, settings.k)))
@@ -289,6 +315,17 @@ def train(data: Prepared, settings: TrainSettings, report: Callable[[str], None]
         if epoch >= 2:
             lr *= settings.lr_drop
     return model
+
+
+def fit_teacher_scale(data: Prepared, k: float) -> float:
+    """The factor by which the teacher's scores exceed the classical evaluation's: the scale
+    that brings the classical evaluation closest to the teacher (loss over a grid)."""
+    best = (float("inf"), 1.0)
+    for scale in np.arange(0.5, 2.51, 0.05):
+        p = 1.0 / (1.0 + np.exp(-data.classical / k))
+        t = 1.0 / (1.0 + np.exp(-np.clip(data.teacher / scale, -4000, 4000) / k))
+        best = min(best, (float(np.mean((p - t) ** 2)), float(round(scale, 2))))
+    return best[1]
 
 
 def evaluate_loss_classical(data: Prepared, target: np.ndarray, k: float) -> float:

@@ -30,11 +30,12 @@ def test_records_are_complete_games_with_labels_from_whites_view(tmp_path):
     _run(tmp_path, _settings(), 3)
     rows = list(dataset.records(str(tmp_path)))
     assert rows, "three games keep some positions"
-    for fen, result, teacher, search, ply in rows:
+    for fen, result, teacher, search, ply, move in rows:
         board = chess.Board(fen)
         assert board.is_valid() and not board.is_check()
         assert result in (0.0, 0.5, 1.0)
         assert ply >= 16 and abs(teacher) <= datagen.TEACHER_MATE
+        assert chess.Move.from_uci(move) in board.legal_moves
     with open(tmp_path / "w0.txt") as handle:
         assert sum(line.startswith("#g ") for line in handle) <= 3
 
