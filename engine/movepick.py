@@ -12,7 +12,7 @@ generated list into one integer (score, then earlier first, then the code), so a
 gave, without a function call per move.
 """
 
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Tuple
 
 from engine.attacks import (BACKRANKS, DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, H8, KING, KNIGHT, LINE,
                             PAWN_ATTACKS, RANK_ATTACKS, RANK_MASKS, SQUARES)
@@ -222,37 +222,18 @@ def killer_moves(pos: Position, killers: List[int], tt_move: int) -> List[int]:
     return moves
 
 
-def quiet_moves(pos: Position, in_check: bool, history: List[int], tt_move: int, killers: List[int],
-                cont1: Optional[List[int]] = None, cont2: Optional[List[int]] = None) -> List[int]:
+def quiet_moves(pos: Position, in_check: bool, history: List[int], tt_move: int, killers: List[int]) -> List[int]:
     """The quiet moves (queen promotions are tactical), less the hash move and the killers
-    tried, by history (stable: generation order among equals). ``cont1``/``cont2``: the
-    continuation histories after the previous move and after our move before it (indexed by
-    the piece-to of the move, ``engine.search.PIECE_TO``), added to the history score when given."""
+    tried, by history (stable: generation order among equals)."""
     base = pos.turn << 12
     packed = []
     place = 255 << 15
-    if cont1 is None and cont2 is None:
-        for move in legal_quiets(pos, in_check):
-            if move >> 12 != 5 and move != tt_move and move not in killers:
-                packed.append(history[base | (move & 4095)] << _ORDER_SHIFT | place | move)
-                place -= 1 << 15
-    else:
-        cont1 = cont1 or _NO_CONTINUATION
-        cont2 = cont2 or _NO_CONTINUATION
-        squares = pos.squares
-        piece_base = pos.turn * 7  # piece-to index: (piece_base + piece) << 6 | to
-        for move in legal_quiets(pos, in_check):
-            if move >> 12 != 5 and move != tt_move and move not in killers:
-                index = (piece_base + squares[move >> 6 & 63]) << 6 | (move & 63)
-                score = history[base | (move & 4095)] + cont1[index] + cont2[index]
-                packed.append(score << _ORDER_SHIFT | place | move)
-                place -= 1 << 15
+    for move in legal_quiets(pos, in_check):
+        if move >> 12 != 5 and move != tt_move and move not in killers:
+            packed.append(history[base | (move & 4095)] << _ORDER_SHIFT | place | move)
+            place -= 1 << 15
     packed.sort(reverse=True)
     return [code & 32767 for code in packed]
-
-
-_NO_CONTINUATION = [0] * (2 * 7 * 64)
-"""A continuation history of zeros (no previous move to continue), never written."""
 
 
 def ordered_moves(pos: Position, tt_move: int, killers: List[int], history: List[int],

@@ -40,9 +40,6 @@ CHECK_INTERVAL = 128
 MAX_DEPTH = 100
 """Iterative deepening never goes deeper (reached only in trivial positions)."""
 
-NO_EVAL = -INF - 1
-"""``static_evals`` of a node in check (no static evaluation there)."""
-
 HISTORY_MAX = 16384
 """History scores saturate towards this bound (history gravity)."""
 
@@ -106,56 +103,6 @@ class SearchParams:
     """... and from this many moves searched."""
     delta_margin: int = 200
     """Quiescence delta pruning margin (centipawns)."""
-    countermove: int = 0
-    """Counter-move heuristic: the quiet move that last refuted the opponent's previous move
-    is tried right after the killers (0: off)."""
-    cont_history: int = 0
-    """Continuation histories: quiet moves are also ordered by how they fared after the same
-    piece-to of the previous move and of our own move before it (0: off)."""
-    history_lmr: int = 0
-    """History-based LMR: a quiet move's reduction shrinks by its history score over this
-    divisor (and grows for a negative score); 0: off."""
-    improving: int = 0
-    """Improving flag (the static evaluation rose since our last move): reverse futility prunes
-    one ply's margin more, late move reductions reduce one ply less; 0: off."""
-    lmp_depth: int = 0
-    """Late move pruning (move-count pruning) of quiet moves at non-PV nodes up to this depth,
-    once (3 + depth²) / (2 - improving) moves were searched; 0: off."""
-    razor_depth: int = 0
-    """Razoring up to this depth: far below alpha (``razor_margin`` + 250 x depth²), a
-    quiescence search that confirms it ends the node; 0: off."""
-    razor_margin: int = 300
-    """Razoring's base margin (centipawns)."""
-    nmp_eval_div: int = 0
-    """Null-move reduction grows by one ply per this many centipawns of static evaluation above
-    beta (at most 3); 0: off."""
-    se_depth: int = 0
-    """Singular extensions from this depth: a hash move that a search of the other moves at
-    half depth, below the hash score by 2 cp a ply, cannot match is extended one ply (and a
-    node where even that search fails high is cut, multi-cut); 0: off."""
-    probcut_depth: int = 0
-    """ProbCut from this depth at zero-window nodes: a capture that does not lose material and
-    whose search 4 plies shallower beats beta + ``probcut_margin`` cuts the node; 0: off."""
-    probcut_margin: int = 200
-    tm_stability: int = 0
-    """Time use by the best move's stability: a new best move stretches the budget (x1.6), one
-    kept for 1, 2, 3, 4+ iterations gives x1.2, x1.0, x0.85, x0.7 (with the +0.3 of a falling
-    score as before); 0: off (x1.5 on a change, else x1.0)."""
-    check_ext_see: int = 0
-    """Only checks that do not lose material by SEE are extended (a check that hangs the
-    checking piece is searched at the normal depth); 0: every check is extended."""
-    iir_depth: int = 0
-    """Internal iterative reduction from this depth: a node the table knows no move for is
-    searched one ply shallower (its move ordering is blind, and the next iteration will have a
-    move); 0: off."""
-    qs_tt: int = 0
-    """The table in the quiescence search: its bound cuts a zero-window node, its move is tried
-    first, and the node's result is stored (at depth 0, never over a deeper entry of the same
-    position); 0: off."""
-    compact_tt: int = 0
-    """One thread's table: 0 the list of tuples (``engine.tt``, 320 bytes a slot), 1 the
-    16-byte two-word entries of the shared table (``engine.shared_tt``: 20 times the entries in
-    the same ``Hash``, more work per probe)."""
     weights: str = "engine.weights"
     """The module of evaluation weights the search evaluates with (``engine.evaluate.use_weights``):
     the engine's own, or, for a limited-strength search, the ones its calibration measured
@@ -209,10 +156,6 @@ def _weights_module(name: str):
     return module
 
 
-STABILITY_SCALE = (1.6, 1.2, 1.0, 0.85, 0.7)
-"""tm_stability's factor on the time budget by how many iterations the best move has stayed."""
-
-
 def _lmr_table() -> List[List[int]]:
     """Reduction by depth and move number: the usual log(depth) * log(moves) shape."""
     return [[0 if d == 0 or m == 0 else int(0.75 + math.log(d) * math.log(m) / 2.25) for m in range(64)]
@@ -222,37 +165,18 @@ def _lmr_table() -> List[List[int]]:
 LMR = _lmr_table()
 
 
-def single_table(hash_mb: int, params: SearchParams):
-    """The transposition table of a one-thread search (``SearchParams.compact_tt`` chooses)."""
-    if params.compact_tt:
-        from engine.shared_tt import SharedTranspositionTable
-        return SharedTranspositionTable(hash_mb)
-    return TranspositionTable(hash_mb)
-
-
-PIECE_TO = 2 * 7 * 64
-"""Size of a piece-to index, ``(color * 7 + piece_type) << 6 | to_square``: counter-moves and
-continuation histories are kept by the moving piece and its target, as most engines keep them."""
-
-
 class Searcher:
     """Iterative-deepening alpha-beta searcher: python-chess boards in, ``chess.Move`` out."""
 
     def __init__(self, hash_mb: int = 16, params: Optional[SearchParams] = None) -> None:
         self.params = params or SearchParams()
-        self.tt = single_table(hash_mb, self.params)
+        self.tt = TranspositionTable(hash_mb)
         self.move_overhead_ms = 10
         """Milliseconds subtracted from every time budget (GUI and pipe latency)."""
         self.history = [0] * 8192
         """Butterfly history: quiet-move scores by side and from-to (``history_index``)."""
         self.killers: List[List[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
         """Two killer move codes per ply (0: none)."""
-        self.countermoves = [0] * PIECE_TO
-        """The quiet move that last cut off after each piece-to (``PIECE_TO``) of the move before."""
-        self.cont_history: List[Optional[List[int]]] = [None] * PIECE_TO
-        """Continuation history: ``cont_history[piece-to of the move before][piece-to of the move]``, for the
-        previous move (the opponent's) and for our own move before it. Rows are made on first use
-        (``_cont_row``): the full 1792x1792 table took 4 ms to clear, every ``new_game``."""
         self.nodes = 0
         self.seldepth = 0
         self.tablebases: Optional[Tablebases] = None
@@ -276,11 +200,9 @@ class Searcher:
         self.clear_move_stats()
 
     def clear_move_stats(self) -> None:
-        """Forget the move-ordering statistics: histories, killers, counter-moves."""
+        """Forget the move-ordering statistics: history and killers."""
         self.history = [0] * 8192
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
-        self.countermoves = [0] * PIECE_TO
-        self.cont_history = [None] * PIECE_TO
 
     def set_hash(self, mb: int) -> None:
         """Resize the transposition table to ``mb`` megabytes (clears it)."""
@@ -349,10 +271,6 @@ class Searcher:
         self.tt.new_search()
         self.pv: List[List[int]] = [[] for _ in range(MAX_PLY + 2)]
         """The principal variation found below each ply, as move codes."""
-        self.static_evals = [NO_EVAL] * (MAX_PLY + 2)
-        """The static evaluation at each ply of the current line (``NO_EVAL`` in check)."""
-        self.excluded = [0] * (MAX_PLY + 2)
-        """The move a singular-extension search leaves out at each ply (0: none)."""
 
         self.root_board = board.copy()
         """The root as python-chess knows it (with the game's moves): root-move ranking, the
@@ -382,21 +300,15 @@ class Searcher:
         result = SearchResult(to_move(root_moves[0]))
         previous_score = 0
         depth = 0
-        stable = 0  # iterations the best move has stayed (tm_stability)
         self._partial = None
         try:
             for depth in range(1, max_depth + 1):
                 self._partial: Optional[Tuple[int, List[int], str]] = None
                 """The best root line of the running iteration so far: (score, pv, bound)."""
                 lines = self._iterate(depth, root_moves, root_state, multipv, previous_score)
-                # Time use grows when the best move just changed or the score fell (and, with
-                # tm_stability, shrinks while the best move stays).
+                # Time use grows when the best move just changed or the score fell.
                 instability = 1.0
-                changed = depth > 1 and lines[0].pv[0] != result.best_move
-                if self.params.tm_stability:
-                    stable = 0 if changed else stable + 1
-                    instability = STABILITY_SCALE[min(stable, len(STABILITY_SCALE) - 1)]
-                elif changed:
+                if depth > 1 and lines[0].pv[0] != result.best_move:
                     instability += 0.5
                 if depth > 1 and lines[0].score < previous_score - 30:
                     instability += 0.3
@@ -733,7 +645,6 @@ class Searcher:
         pv_table[ply] = []
         pos = self.pos
         key = pos.key
-        excluded = self.excluded[ply]  # a singular-extension search of this node without its hash move
 
         # Step 1. Draws by the fifty-move rule, repetition, insufficient material (also at the
         # horizon: the quiescence search below never sees a repetition).
@@ -759,7 +670,7 @@ class Searcher:
         # Step 1b. Tablebase probe right after a capture or pawn move (WDL is exact only with
         # a zeroed fifty-move counter); one attribute test when no tables are set.
         tablebases = self.tablebases
-        if tablebases is not None and hmc == 0 and not pos.castling and not excluded \
+        if tablebases is not None and hmc == 0 and not pos.castling \
                 and popcount(pos.occupied) <= tablebases.max_pieces:
             board = pos.to_board()
             if tablebases.covers(board):
@@ -782,7 +693,7 @@ class Searcher:
         tt_move = 0
         if entry is not None:
             tt_move = entry[1]
-            if entry[3] >= depth and not pv_node and not excluded:
+            if entry[3] >= depth and not pv_node:
                 tt_score = score_from_tt(entry[2], ply)
                 bound = entry[4]
                 if bound == EXACT or (bound == LOWER and tt_score >= beta) or (bound == UPPER and tt_score <= alpha):
@@ -790,36 +701,16 @@ class Searcher:
 
         params = self.params
         pruning = params.pruning
-        # The static evaluation, kept per ply for the improving flag (none in check).
-        improving = 0
-        static = NO_EVAL
-        if pruning and not in_check and (params.improving or not pv_node):
+        if pruning and not pv_node and not in_check:
             static = evaluate_position(pos)
-            if params.improving:
-                evals = self.static_evals
-                evals[ply] = static
-                before = evals[ply - 2] if ply >= 2 else NO_EVAL
-                if before == NO_EVAL and ply >= 4:
-                    before = evals[ply - 4]
-                improving = 1 if before == NO_EVAL or static > before else 0
-        elif params.improving:
-            self.static_evals[ply] = NO_EVAL
-        if pruning and not pv_node and not in_check and not excluded:
             # Step 4. Reverse futility pruning: far above beta, a quiet move will not drop it.
-            if depth <= params.rfp_depth and static - params.rfp_margin * (depth - improving) >= beta \
+            if depth <= params.rfp_depth and static - params.rfp_margin * depth >= beta \
                     and abs(beta) < MATE_BOUND:
                 return static
-            # Step 4b. Razoring: far below alpha near the horizon, trust a quiescence search.
-            if depth <= params.razor_depth and static + params.razor_margin + 250 * depth * depth < alpha:
-                score = self._qsearch(alpha, alpha + 1, ply, False)
-                if score <= alpha:
-                    return score
             # Step 5. Null-move pruning, guarded against zugzwang by requiring pieces.
             if null_ok and depth >= params.nmp_depth and static >= beta \
                     and pos.occ[pos.turn] & ~(bb[1] | bb[6]):
                 reduction = 3 + depth // 4
-                if params.nmp_eval_div:
-                    reduction += min(3, (static - beta) // params.nmp_eval_div)
                 do_null(pos)
                 keys = self.keys
                 keys.append(pos.key)
@@ -832,71 +723,14 @@ class Searcher:
                 keys.pop()
                 if score >= beta:
                     return beta if score >= TB_BOUND else score  # an unproven mate or TB win
-            # Step 5c. ProbCut: a good capture whose search 4 plies shallower beats beta by a
-            # margin would beat beta at full depth too (a quiescence search weeds out most
-            # captures first). Skipped when the table already says a shallower search failed.
-            if params.probcut_depth and depth >= params.probcut_depth and abs(beta) < MATE_BOUND:
-                probe_beta = beta + params.probcut_margin
-                if entry is None or entry[3] < depth - 3 or score_from_tt(entry[2], ply) >= probe_beta:
-                    keys = self.keys
-                    for move in tactical_moves(pos, False):
-                        if loses_material(pos, move):
-                            continue
-                        gives_check = do_move(pos, move)
-                        keys.append(pos.key)
-                        score = -self._qsearch(-probe_beta, -probe_beta + 1, ply + 1, gives_check)
-                        if score >= probe_beta:
-                            score = -self._negamax(depth - 4, -probe_beta, -probe_beta + 1, ply + 1, True,
-                                                   gives_check)
-                        undo_move(pos)
-                        keys.pop()
-                        if score >= probe_beta:
-                            self.tt.store(table_key, move, score_to_tt(score, ply), depth - 3, LOWER)
-                            return score
 
-        # Step 5d. Internal iterative reduction: no hash move, so this node's ordering is blind;
-        # search it a ply shallower (what is stored is then that depth's result).
-        if params.iir_depth and depth >= params.iir_depth and not tt_move and pruning and not excluded:
-            depth -= 1
-
-        # Step 5b. Singular extension: is the hash move the only good one? Search the others at
-        # half depth against a bound a little below the hash score.
-        singular = 0
-        if params.se_depth and depth >= params.se_depth and tt_move and not excluded and pruning \
-                and entry[3] >= depth - 3 and entry[4] != UPPER:
-            tt_score = score_from_tt(entry[2], ply)
-            if abs(tt_score) < MATE_BOUND:
-                singular_beta = tt_score - 2 * depth
-                self.excluded[ply] = tt_move
-                score = self._negamax((depth - 1) // 2, singular_beta - 1, singular_beta, ply, False, in_check)
-                self.excluded[ply] = 0
-                if score < singular_beta:
-                    singular = tt_move
-                elif singular_beta >= beta:
-                    return singular_beta  # multi-cut: another move also beats beta
-
-        # Step 6. The move loop: PVS with late move reductions. (Futility and late move pruning
-        # of quiet moves were removed: without them Pruner scored +79.5 +- 50 Elo at 5+0.05, 120 games.)
+        # Step 6. The move loop: PVS with check extension and late move reductions. (Futility
+        # and late move pruning of quiet moves were removed: without them Pruner scored +79.5
+        # +- 50 Elo at 5+0.05, 120 games. docs/strength.md lists the techniques tried since,
+        # none adopted, with the commit each can be revived from.)
         keys = self.keys
         history = self.history
         killers = self.killers[ply]
-        # Counter-move and continuation histories, by the piece-to of the moves before this node
-        # (a null move has piece 0 and continues nothing).
-        counter_slot = -1
-        cont1 = cont2 = None
-        stack = pos.stack
-        if stack and (params.countermove or params.cont_history):
-            previous = stack[-1]
-            if previous[12]:
-                us = pos.turn
-                counter_slot = ((us ^ 1) * 7 + previous[12]) << 6 | previous[13]
-                if params.cont_history:
-                    cont1 = self.cont_history[counter_slot] or self._cont_row(counter_slot)
-                    if len(stack) > 1:
-                        before = stack[-2]
-                        if before[12]:
-                            slot = (us * 7 + before[12]) << 6 | before[13]
-                            cont2 = self.cont_history[slot] or self._cont_row(slot)
         best = -INF
         best_move = 0
         searched = 0
@@ -904,15 +738,8 @@ class Searcher:
         # The stages of engine.movepick.ordered_moves, inline (a generator per node cost more):
         # 0 hash move, 1 good captures (losing ones put aside), 2 killers, 3 quiets by history,
         # 4 losing captures; each stage is generated when the one before is used up.
-        # Late move pruning: past this many moves, quiet moves are not searched at all.
-        lmp_limit = 0
-        if pruning and depth <= params.lmp_depth and not pv_node and not in_check \
-                and pos.occ[pos.turn] & ~(bb[1] | bb[6]):
-            lmp_limit = (3 + depth * depth) // (2 - improving)
         stage = 0
-        # (In a singular-extension search the hash move is the one left out: the later stages
-        # skip the hash move already.)
-        batch = [tt_move] if tt_move and not excluded and is_legal(pos, tt_move) else []
+        batch = [tt_move] if tt_move and is_legal(pos, tt_move) else []
         index = 0
         losing: List[int] = []
         while True:
@@ -921,10 +748,9 @@ class Searcher:
                 if stage == 1:
                     batch = tactical_moves(pos, in_check)
                 elif stage == 2:
-                    counter = self.countermoves[counter_slot] if counter_slot >= 0 and params.countermove else 0
-                    batch = killer_moves(pos, (killers[0], killers[1], counter) if counter else killers, tt_move)
+                    batch = killer_moves(pos, killers, tt_move)
                 elif stage == 3:
-                    batch = quiet_moves(pos, in_check, history, tt_move, batch, cont1, cont2)
+                    batch = quiet_moves(pos, in_check, history, tt_move, batch)
                 elif stage == 4:
                     batch = losing
                 else:
@@ -944,25 +770,9 @@ class Searcher:
                 quiet = not (is_capture(pos, move) or move >> 12 == 5)
             else:
                 quiet = stage != 4
-                if lmp_limit and quiet and searched >= lmp_limit and best > -MATE_BOUND:
-                    if stage == 3:
-                        index = len(batch)  # the rest of the quiets go too
-                    continue
             gives_check = do_move(pos, move)
-            # Check extension (with check_ext_see, only for a check that loses no material:
-            # good captures passed SEE and losing ones failed it; any other check is taken
-            # back, weighed and made again, as SEE needs the position before the move),
-            # singular extension.
-            extend = pruning and (gives_check or move == singular)
-            if extend and params.check_ext_see and move != singular and stage != 1:
-                if stage == 4:
-                    extend = False
-                else:
-                    undo_move(pos)
-                    extend = not loses_material(pos, move)
-                    do_move(pos, move)
             keys.append(pos.key)
-            new_depth = depth - 1 + (1 if extend else 0)
+            new_depth = depth if pruning and gives_check else depth - 1  # check extension
             if searched == 0:
                 score = -self._negamax(new_depth, -beta, -alpha, ply + 1, True, gives_check)
             else:
@@ -971,11 +781,6 @@ class Searcher:
                         and not in_check and not gives_check:
                     # Late move reductions: later quiet moves are searched shallower first.
                     reduction = LMR[min(depth, 63)][min(searched, 63)] - (1 if pv_node else 0)
-                    if params.improving and not improving:
-                        reduction += 1
-                    if params.history_lmr:
-                        # A quiet move with a good history is reduced less, a bad one more.
-                        reduction -= self._quiet_score(move, pos, cont1, cont2) // params.history_lmr
                     reduction = max(0, min(reduction, new_depth - 1))
                 score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, True, gives_check)
                 if reduction and score > alpha:
@@ -995,18 +800,13 @@ class Searcher:
                         pv_table[ply] = [move] + pv_table[ply + 1]
                     if alpha >= beta:
                         if quiet:
-                            self._reward_quiet(move, quiets_tried, depth, killers, pos.turn,
-                                               counter_slot, cont1, cont2)
+                            self._reward_quiet(move, quiets_tried, depth, killers, pos.turn)
                         break
             if quiet:
                 quiets_tried.append(move)
 
         if searched == 0:
-            if excluded:
-                return alpha  # only the left-out move: nothing else matches it
             return -MATE + ply if in_check else DRAW
-        if excluded:
-            return best  # not this node's value: the table keeps the full search's
 
         if best >= beta:
             bound = LOWER
@@ -1017,15 +817,12 @@ class Searcher:
         self.tt.store(table_key, best_move, score_to_tt(best, ply), depth, bound)
         return best
 
-    def _reward_quiet(self, move: int, tried: List[int], depth: int, killers: List[int], color: int,
-                      counter_slot: int, cont1: Optional[List[int]], cont2: Optional[List[int]]) -> None:
-        """A quiet move cut off: make it a killer (and the counter-move of the move before),
-        raise its histories, lower those of the quiets tried before it."""
+    def _reward_quiet(self, move: int, tried: List[int], depth: int, killers: List[int], color: int) -> None:
+        """A quiet move cut off: make it a killer, raise its history, lower those of the quiets
+        tried before it."""
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
-        if counter_slot >= 0 and self.params.countermove:
-            self.countermoves[counter_slot] = move
         history = self.history
         bonus = min(depth * depth, 400)
         index = history_index(color, move)
@@ -1033,37 +830,6 @@ class Searcher:
         for other in tried:
             index = history_index(color, other)
             history[index] -= bonus + history[index] * bonus // HISTORY_MAX
-        if cont1 is None and cont2 is None:
-            return
-        squares = self.pos.squares
-        piece_base = color * 7
-        for table in (cont1, cont2):
-            if table is None:
-                continue
-            index = (piece_base + squares[move >> 6 & 63]) << 6 | (move & 63)
-            table[index] += bonus - table[index] * bonus // HISTORY_MAX
-            for other in tried:
-                index = (piece_base + squares[other >> 6 & 63]) << 6 | (other & 63)
-                table[index] -= bonus + table[index] * bonus // HISTORY_MAX
-
-    def _cont_row(self, slot: int) -> List[int]:
-        """The continuation-history row of one piece-to, made on first use."""
-        row = self.cont_history[slot] = [0] * PIECE_TO
-        return row
-
-    def _quiet_score(self, move: int, pos: Position, cont1: Optional[List[int]],
-                     cont2: Optional[List[int]]) -> int:
-        """The history score the move ordering gave ``move``, a quiet move just made on ``pos``
-        (so the mover is the side not to move, and its piece type is on the stack)."""
-        color = pos.turn ^ 1
-        score = self.history[history_index(color, move)]
-        if cont1 is not None or cont2 is not None:
-            index = (color * 7 + pos.stack[-1][12]) << 6 | (move & 63)
-            if cont1 is not None:
-                score += cont1[index]
-            if cont2 is not None:
-                score += cont2[index]
-        return score
 
     def _qsearch(self, alpha: int, beta: int, ply: int, in_check: Optional[bool] = None) -> int:
         """Quiescence search: captures and queen promotions (all evasions when in check).
@@ -1087,22 +853,6 @@ class Searcher:
             return DRAW
         if pos.hmc >= 100 and (not in_check or generate(pos)):
             return DRAW
-        # The table (qs_tt): off, this is one attribute test per node.
-        table_key = entry = None
-        tt_move = 0
-        if self.params.qs_tt:
-            hmc = pos.hmc
-            table_key = pos.key if hmc < FIFTY_FREE else tt_key(pos.key, hmc)
-            entry = self.tt.probe(table_key)
-            if entry is not None:
-                tt_move = entry[1]
-                if beta - alpha == 1:  # zero window only, as in _negamax: PVs stay whole
-                    tt_score = score_from_tt(entry[2], ply)
-                    bound = entry[4]
-                    if bound == EXACT or (bound == LOWER and tt_score >= beta) \
-                            or (bound == UPPER and tt_score <= alpha):
-                        return tt_score
-            alpha_before = alpha
         if in_check:
             best = -INF
             moves = generate(pos)
@@ -1111,17 +861,11 @@ class Searcher:
             stand = evaluate_position(pos)
             # Stand pat: the side to move may decline every capture.
             if stand >= beta:
-                if table_key is not None and (entry is None or entry[3] <= 0):
-                    self.tt.store(table_key, 0, score_to_tt(stand, ply), 0, LOWER)
                 return stand
             if stand > alpha:
                 alpha = stand
             best = stand
             moves = tactical_moves(pos, False)
-        if tt_move and tt_move in moves:
-            moves.remove(tt_move)
-            moves.insert(0, tt_move)
-        best_move = 0
         delta = self.params.delta_margin if self.params.pruning and not in_check else None
         squares = pos.squares
         for move in moves:
@@ -1138,13 +882,8 @@ class Searcher:
                 best = score
                 if score > alpha:
                     alpha = score
-                    best_move = move
                     if alpha >= beta:
                         break
         if in_check and best == -INF:
             best = -MATE + ply
-        # A deeper entry of this position (from _negamax) is worth more than this one.
-        if table_key is not None and (entry is None or entry[3] <= 0):
-            bound = LOWER if best >= beta else (EXACT if best > alpha_before else UPPER)
-            self.tt.store(table_key, best_move, score_to_tt(best, ply), 0, bound)
         return best

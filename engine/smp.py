@@ -33,9 +33,10 @@ from typing import Any, Callable, List, Optional
 
 import chess
 
-from engine.search import Searcher, SearchParams, single_table
+from engine.search import Searcher, SearchParams
 from engine.shared_tt import SharedTranspositionTable
 from engine.tablebase import Tablebases
+from engine.tt import TranspositionTable
 from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
 
 STOPPED = 0
@@ -257,7 +258,7 @@ class ParallelSearcher:
         if threads == self.threads:
             return
         if threads == 1:
-            table = single_table(self.hash_mb, self.main.params)
+            table = TranspositionTable(self.hash_mb)
             self._stop_helpers()
             self.main.tt = table
             self._table = None
@@ -317,7 +318,7 @@ class ParallelSearcher:
         try:
             pool = HelperPool(threads - 1, table.buffer)
         except BaseException:  # no helper could start: go on with one thread
-            self.main.tt = single_table(mb, self.main.params)
+            self.main.tt = TranspositionTable(mb)
             self._table = None
             self.threads = 1
             self.hash_mb = mb

@@ -97,16 +97,14 @@ class StrengthModel:
 MODEL = StrengthModel()
 """The model ``UCI_Elo`` uses."""
 
-CALIBRATED_SEARCH = ("countermove=0 cont_history=0 history_lmr=0 improving=0 lmp_depth=0 razor_depth=0 nmp_eval_div=0 "
-                     "se_depth=0 qs_tt=0 probcut_depth=0 iir_depth=0 check_ext_see=0 tm_stability=0 "
-                     "weights=engine.weights")
+CALIBRATED_SEARCH = "weights=engine.weights"
 """The search every ``CALIBRATION`` point was measured with, as ``SearchParams.parse`` reads
-it: the engine's search with the techniques added since switched off, and the evaluation
-weights it played with (``weights``: when engine/weights.py is re-tuned, the measured numbers
-move to a module of their own, say engine/weights_calibrated.py, named here, and a limited
-search evaluates with them: ``engine.evaluate.use_weights``). (The table, list or compact, is
-the searcher's own and not switched per search: node budgets of 30,000 nodes at most fit
-either.)"""
+it: the engine's search (the techniques tried since the calibration were all off by default
+and have left the code, docs/strength.md; a technique adopted later is switched off here by
+its parameter, or the levels are re-calibrated), and the evaluation weights it played with
+(``weights``: when engine/weights.py is re-tuned, the measured numbers move to a module of
+their own, say engine/weights_calibrated.py, named here, and a limited search evaluates with
+them: ``engine.evaluate.use_weights``)."""
 
 CALIBRATED_BENCH = 166869
 """``pruner bench``'s node count (depth 5) with ``CALIBRATED_SEARCH``: the signature of the

@@ -380,3 +380,23 @@ def test_null_move_in_the_game_history():
             position.push(move)
     assert result.best_move in board.legal_moves
     assert board.fen() == "5rk1/2p1R2p/p5pb/2PPR2q/8/2Q2B2/5P2/4K3 b - - 2 42"
+
+
+def test_time_use_grows_when_the_best_move_changes_or_the_score_falls(monkeypatch):
+    """The factor on the time budget after each iteration: x1.5 after a new best move, +0.3
+    when the score fell by more than 30 cp, else x1.0."""
+    seen = []
+    original = Searcher._should_stop
+    monkeypatch.setattr(Searcher, "_should_stop", lambda self, limits, score, n, instability:
+                        seen.append(instability) or original(self, limits, score, n, instability))
+    infos = []
+    board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+    Searcher(1).search(board, Limits(depth=6, wtime=600000, btime=600000), on_info=infos.append)
+    expected, best, score = [], None, 0
+    for depth, info in enumerate(infos, 1):
+        factor = 1.5 if depth > 1 and info.pv[0] != best else 1.0
+        if depth > 1 and info.score < score - 30:
+            factor += 0.3
+        expected.append(factor)
+        best, score = info.pv[0], info.score
+    assert len(seen) == 6 and seen == pytest.approx(expected)

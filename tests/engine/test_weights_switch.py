@@ -132,7 +132,7 @@ def test_switching_weights_empties_the_table(other_weights):
     board = chess.Board(bench.POSITIONS[5])
     searcher = Searcher()
 
-    def filled():  # the list table's slots in use (SearchParams().compact_tt is 0)
+    def filled():  # the table's slots in use
         return sum(1 for slot in searcher.tt.slots if slot is not None)
 
     searcher.search(board, Limits(depth=4))
