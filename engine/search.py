@@ -292,6 +292,10 @@ class Searcher:
                 self._tb_rank = None
         if not root_moves:
             return SearchResult(None, time_ms=self._elapsed_ms())
+        if len(root_moves) == 1 and self._soft is not None and limits.movetime is None:
+            # A forced move is searched like any other (a true score, a ponder move), on a
+            # small share of the clock; go depth/nodes/movetime/infinite keep their limits.
+            self._soft, self._hard = timeman.forced_move(self._soft)
 
         multipv = max(1, min(multipv, len(root_moves)))
         max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
@@ -320,7 +324,7 @@ class Searcher:
                         on_info(line)
                 if on_progress is not None:  # the info just sent shows the nodes: wait again
                     self._next_report = max(self._next_report, self.clock() + PROGRESS_INTERVAL)
-                if self._should_stop(limits, lines[0].score, len(root_moves), instability):
+                if self._should_stop(limits, lines[0].score, instability):
                     break
         except SearchAborted:
             result = self._interrupted(result, depth, previous_score, multipv, root_state)
@@ -549,7 +553,7 @@ class Searcher:
         self._show_tablebase_scores([line])
         return self._result([line], root_state)
 
-    def _should_stop(self, limits: Limits, score: int, n_root_moves: int, instability: float) -> bool:
+    def _should_stop(self, limits: Limits, score: int, instability: float) -> bool:
         """Soft limits, checked between iterations; ``instability`` (>= 1) stretches the budget."""
         if limits.mate is not None:
             mate = mate_in_moves(score)
@@ -560,8 +564,6 @@ class Searcher:
             return False
         if self._soft is None or limits.movetime is not None:
             return False  # movetime: the whole time is used, as Stockfish does (the hard limit ends it)
-        if n_root_moves == 1:
-            return True  # a forced move needs no thinking
         elapsed = (self.clock() - self._tm_start) * 1000
         # The next iteration costs more than all previous ones together: once 60% of the
         # budget is gone it would most likely be cut off by the hard limit and wasted.

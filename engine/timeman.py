@@ -20,6 +20,12 @@ overhead). The rest covers the abort (up to ``CHECK_INTERVAL`` nodes), the ``bes
 and a busy machine: 10-90 ms past the hard limit were measured on a loaded 2-core machine."""
 HARD_SHARE = (2, 5)
 """Otherwise the hard limit stays within this share of the clock (after the move overhead)."""
+FORCED_MOVE_MS = 500
+"""A forced move (one legal root move) is searched at most this long on a clock, as Stockfish
+caps it: enough for a true score and a ponder move, no more, since the move is played anyway."""
+FORCED_MOVE_SHARE = (1, 5)
+"""... and at most this share of the move's soft limit (on a short clock a fifth of a normal
+move's thinking reaches the same depths that give the score)."""
 
 
 def allocate(limits: Limits, white_to_move: bool, overhead_ms: int = 10) -> Tuple[Optional[int], Optional[int]]:
@@ -66,3 +72,11 @@ def _allocate(limits: Limits, white_to_move: bool, overhead_ms: int) -> Tuple[Op
     hard = min(max(soft * 5, available // moves_to_go), hard_cap)
     soft = min(soft, hard)
     return max(MIN_TIME_MS, soft), max(MIN_TIME_MS, hard)
+
+
+def forced_move(soft: int) -> Tuple[int, int]:
+    """(soft_ms, hard_ms) for a forced move (one legal root move) from a clock search's soft
+    limit: a small share of it, at most ``FORCED_MOVE_MS``, for both limits (no iteration may
+    run past it)."""
+    budget = max(MIN_TIME_MS, min(FORCED_MOVE_MS, soft * FORCED_MOVE_SHARE[0] // FORCED_MOVE_SHARE[1]))
+    return budget, budget

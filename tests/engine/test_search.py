@@ -387,8 +387,8 @@ def test_time_use_grows_when_the_best_move_changes_or_the_score_falls(monkeypatc
     when the score fell by more than 30 cp, else x1.0."""
     seen = []
     original = Searcher._should_stop
-    monkeypatch.setattr(Searcher, "_should_stop", lambda self, limits, score, n, instability:
-                        seen.append(instability) or original(self, limits, score, n, instability))
+    monkeypatch.setattr(Searcher, "_should_stop", lambda self, limits, score, instability:
+                        seen.append(instability) or original(self, limits, score, instability))
     infos = []
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     Searcher(1).search(board, Limits(depth=6, wtime=600000, btime=600000), on_info=infos.append)
@@ -400,3 +400,45 @@ def test_time_use_grows_when_the_best_move_changes_or_the_score_falls(monkeypatc
         expected.append(factor)
         best, score = info.pv[0], info.score
     assert len(seen) == 6 and seen == pytest.approx(expected)
+
+
+FORCED_MATED = "r1bqr1k1/p1R4Q/1p3bp1/3pB3/3p4/4P3/PP3PPP/5RK1 b - - 0 19"
+"""Issue 44, item 8: Kf8 is the only move, and white mates next (Rf7 or Qf7)."""
+FORCED = "r1b2rk1/2p1qnQp/p1pp2p1/5p2/2P1P3/1PN2N1P/PB3PP1/3R1RK1 b - - 0 1"
+"""Kxg7 is the only move; no mate in sight."""
+
+
+def _mates_after(fen: str, *moves: chess.Move) -> bool:
+    board = chess.Board(fen)
+    for move in moves:
+        board.push(move)
+    return board.is_checkmate()
+
+
+@pytest.mark.parametrize("clock_ms", [60000, 3000])
+def test_a_forced_move_on_a_clock_is_searched_for_a_true_score_and_a_ponder_move(clock_ms):
+    """One legal move: searched (it used to stop at depth 1, `score cp 33` here) within a small
+    share of the clock, reporting the mate and the mating reply as its ponder move. The clock
+    moves on 2 ms at each reading (every 128 nodes and each iteration): no wall time."""
+    from engine.timeman import FORCED_MOVE_MS
+    from loop_helpers import SteppingClock
+    searcher = Searcher()
+    searcher.clock = SteppingClock(0.002).monotonic
+    result = searcher.search(chess.Board(FORCED_MATED), Limits(wtime=clock_ms, btime=clock_ms))
+    assert result.best_move == chess.Move.from_uci("g8f8") and result.lines[0].mate == -1
+    assert result.ponder_move is not None and _mates_after(FORCED_MATED, result.best_move, result.ponder_move)
+    searcher = Searcher()
+    searcher.clock = SteppingClock(0.002).monotonic
+    result = searcher.search(chess.Board(FORCED), Limits(wtime=clock_ms, btime=clock_ms))
+    assert result.best_move == chess.Move.from_uci("g8g7") and result.ponder_move is not None
+    assert result.depth >= 2 and result.time_ms <= min(FORCED_MOVE_MS, clock_ms // 30 // 5) + 2
+
+
+def test_a_forced_move_keeps_the_depth_node_and_time_limits_it_is_given(monkeypatch):
+    import engine.search
+    from loop_helpers import SteppingClock
+    board = chess.Board(FORCED)
+    assert Searcher().search(board, Limits(depth=6)).depth == 6
+    assert Searcher().search(board, Limits(nodes=3000)).nodes == 3000
+    monkeypatch.setattr(engine.search, "time", SteppingClock(0.010))
+    assert Searcher().search(board, Limits(movetime=1000)).time_ms >= 990  # movetime: used to the end

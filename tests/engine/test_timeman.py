@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.timeman import MIN_TIME_MS, allocate
+from engine.timeman import FORCED_MOVE_MS, MIN_TIME_MS, allocate, forced_move
 from engine.types import Limits
 
 
@@ -115,3 +115,9 @@ def test_an_increment_below_the_overhead_is_planned_for():
     assert lowest_clock(1000, 10, latency_ms=20, overhead_ms=30, moves=30) > 400
     # An increment that covers the overhead plans as before: the share plus 3/4 of the rest.
     assert allocate(Limits(wtime=10000, winc=100), True, overhead_ms=10) == (9990 // 30 + 67, 5 * (9990 // 30 + 67))
+
+
+def test_a_forced_move_gets_a_fifth_of_the_soft_limit_and_at_most_half_a_second():
+    assert forced_move(2000) == (400, 400)
+    assert forced_move(60000) == (FORCED_MOVE_MS, FORCED_MOVE_MS)
+    assert forced_move(3) == (MIN_TIME_MS, MIN_TIME_MS)

@@ -86,6 +86,38 @@ def test_play_with_movetime_and_with_clocks(open_engine):
     assert board.is_legal(result.move)
 
 
+FORCED_MATED = "r1bqr1k1/p1R4Q/1p3bp1/3pB3/3p4/4P3/PP3PPP/5RK1 b - - 0 19"
+"""Issue 44, item 8: Kf8 is the only move, and white mates next (Rf7 or Qf7)."""
+
+
+def test_a_forced_move_on_a_clock_reports_the_mate_and_a_ponder_move(open_engine):
+    """Stockfish answers `score mate -1`, `bestmove g8f8 ponder c7f7`; Pruner said `score cp 33`
+    from depth 1, with no ponder move. Either mating reply (Rf7, Qf7) is a true ponder move."""
+    engine = open_engine()
+    board = chess.Board(FORCED_MATED)
+    result = engine.play(board, chess.engine.Limit(white_clock=60, black_clock=60), info=chess.engine.INFO_ALL)
+    assert result.move == chess.Move.from_uci("g8f8")
+    assert result.info["score"].relative == chess.engine.Mate(-1) and result.info["depth"] >= 2
+    board.push(result.move)
+    assert result.ponder is not None and board.is_legal(result.ponder)
+    board.push(result.ponder)
+    assert board.is_checkmate()
+
+
+@pytest.mark.clock  # asserts on wall time: run alone (scripts/run_tests.sh)
+def test_a_forced_move_on_a_long_clock_still_answers_quickly(open_engine):
+    """Kxg7 is the only move: searched beyond depth 1 but for at most half a second (Stockfish's
+    cap), not the ~12 s a normal move gets from a 10-minute clock."""
+    engine = open_engine()
+    board = chess.Board("r1b2rk1/2p1qnQp/p1pp2p1/5p2/2P1P3/1PN2N1P/PB3PP1/3R1RK1 b - - 0 1")
+    engine.ping()
+    start = time.monotonic()
+    result = engine.play(board, chess.engine.Limit(white_clock=600, black_clock=600), info=chess.engine.INFO_ALL)
+    assert time.monotonic() - start < 3  # 0.5 s and the replies, on a loaded machine
+    assert result.move == chess.Move.from_uci("g8g7") and result.ponder is not None
+    assert result.info["depth"] >= 2
+
+
 def test_play_with_pondering(open_engine, caplog):
     engine = open_engine()
     board = chess.Board()
