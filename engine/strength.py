@@ -97,14 +97,16 @@ class StrengthModel:
 MODEL = StrengthModel()
 """The model ``UCI_Elo`` uses."""
 
-CALIBRATED_SEARCH = "weights=engine.weights"
+CALIBRATED_SEARCH = "weights=engine.weights evalfile=classical"
 """The search every ``CALIBRATION`` point was measured with, as ``SearchParams.parse`` reads
 it: the engine's search (the techniques tried since the calibration were all off by default
 and have left the code, docs/strength.md; a technique adopted later is switched off here by
-its parameter, or the levels are re-calibrated), and the evaluation weights it played with
+its parameter, or the levels are re-calibrated), the evaluation weights it played with
 (``weights``: when engine/weights.py is re-tuned, the measured numbers move to a module of
 their own, say engine/weights_calibrated.py, named here, and a limited search evaluates with
-them: ``engine.evaluate.use_weights``)."""
+them: ``engine.evaluate.use_weights``), and the classical evaluation alone (``evalfile``: the
+levels were measured before the learned evaluation, which keeps them honest without
+re-calibrating; issue 47)."""
 
 CALIBRATED_BENCH = 166869
 """``pruner bench``'s node count (depth 5) with ``CALIBRATED_SEARCH``: the signature of the
