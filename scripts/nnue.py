@@ -83,6 +83,13 @@ def cmd_relabel(options) -> int:
     return 0
 
 
+def cmd_games(options) -> int:
+    from nnuelib.datagen import import_games
+    made = import_games(options.pgn, options.out, options.teacher, options.stockfish, report=sys.stderr)
+    print("%d positions from %s" % (made, ", ".join(options.pgn)))
+    return 0
+
+
 def cmd_stats(options) -> int:
     from nnuelib.dataset import run_stats
     directory = getattr(options, "out", None) or options.directory
@@ -145,6 +152,12 @@ def main(argv=None) -> int:
     relabel.add_argument("--jobs", type=int, default=1)
     relabel.add_argument("--stockfish", default=_stockfish())
     relabel.set_defaults(run=cmd_relabel)
+    games = sub.add_parser("games", help="positions of finished PGN games, labelled by a teacher", allow_abbrev=False)
+    games.add_argument("pgn", nargs="+", help="PGN files (.pgn or .pgn.gz)")
+    games.add_argument("--out", required=True, help="the run's directory (made, or resumed)")
+    games.add_argument("--teacher", default="stockfish:8")
+    games.add_argument("--stockfish", default=_stockfish())
+    games.set_defaults(run=cmd_games)
     stats = sub.add_parser("stats", help="positions, games and duplicates of a run", allow_abbrev=False)
     stats.add_argument("directory")
     stats.set_defaults(run=cmd_stats)
