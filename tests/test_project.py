@@ -7,9 +7,11 @@ import re
 import subprocess
 import sys
 
+import chess
 import pytest
 
 import engine
+import engine.openings
 
 pytestmark = pytest.mark.one_interpreter
 
@@ -89,7 +91,7 @@ def test_nothing_names_a_path_outside_the_repository():
 
 def test_every_data_file_has_its_origin_noted():
     """Each data directory has a README naming each of its files."""
-    for folder in ("tests/data", "scripts/books"):
+    for folder in ("tests/data", "scripts/books", "engine/data"):
         with open(os.path.join(ROOT, folder, "README.md"), encoding="utf-8") as handle:
             readme = handle.read()
         for top, _, names in os.walk(os.path.join(ROOT, folder)):
@@ -148,6 +150,21 @@ def test_the_install_carries_its_licence_and_type_marker(installed):
     assert dist.metadata["License"] == "MIT" and "MIT License" in read("LICENSE")
     assert any(str(path).endswith("LICENSE") for path in dist.files), "LICENSE not in the wheel"
     assert (installed / "engine" / "py.typed").is_file()  # PEP 561
+
+
+def test_the_install_carries_the_opening_names(installed):
+    """The review and the annotated PGN name openings from engine/data/openings.tsv.gz: an
+    installed copy reads its own."""
+    code = ("import chess, engine.openings as o; b = chess.Board(); [b.push_san(m) for m in 'e4 e5 f4'.split()]; "
+            "print(o.DATA_FILE); print(o.opening_at(b).text)")
+    run = subprocess.run([sys.executable, "-c", code], cwd=str(installed.parent), capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(installed)), timeout=60)
+    assert run.returncode == 0, run.stderr
+    path, name = run.stdout.splitlines()
+    board = chess.Board()
+    for san in ("e4", "e5", "f4"):
+        board.push_san(san)
+    assert path.startswith(str(installed)) and name == engine.openings.opening_at(board).text
 
 
 def test_one_version_everywhere(installed):

@@ -18,9 +18,11 @@ from typing import Callable, Dict, List, Optional
 
 import chess
 import chess.engine
+import chess.pgn
 
 import engine
 from engine.analysis import Analyser, Analysis, Line
+from engine.openings import classify
 from protocol.analyse.annotate import annotate_move, export, judge, position_game
 from protocol.analyse.inputs import GameTask, PositionTask, Task, read_game
 
@@ -165,8 +167,20 @@ def _run_game(task: GameTask, settings: Settings, tick: Tick, analyser: Analyser
     pgn = None
     if settings.want_pgn:
         game.headers["Annotator"] = _annotator(settings)
+        name_opening(game)
         pgn = export(game)
     return TaskResult(task.source, records, pgn)
+
+
+def name_opening(game: chess.pgn.Game) -> None:
+    """Give ``game`` the ``ECO`` and ``Opening`` tags of the opening lichess's data set names
+    (``engine.openings.classify``), as lichess's exports carry them; a game that has either
+    tag keeps its own (the two always come from one source)."""
+    if any(game.headers.get(tag, "?") not in ("", "?") for tag in ("ECO", "Opening")):
+        return
+    named = classify(game.board(), game.mainline_moves())
+    if named is not None:
+        game.headers["ECO"], game.headers["Opening"] = named[1].eco, named[1].name
 
 
 def _score_fields(score: Optional[chess.engine.PovScore]) -> Dict:

@@ -1,9 +1,10 @@
 """The game review page: one self-contained HTML file (inline CSS, SVG and script, no URL).
 
-Per game: a header (players, event, result, opening, engine and limits), each side's
-accuracy, average centipawn loss and judgement counts, an interactive board next to the move
-list (the board after the selected move with the engine's best move as an arrow, the
-judgement and the engine's lines: ``interactive``), the evaluation chart (White's capped
+Per game: a header (players, event, result, the opening as lichess's data set names it
+(``engine.openings``), engine and limits), each side's accuracy, average centipawn loss and
+judgement counts, an interactive board with an evaluation bar next to the move list (the
+board after the selected move with the engine's best move as an arrow, the judgement and the
+engine's lines: ``interactive``), the evaluation chart (White's capped
 score per ply, an inline SVG drawn here, mistakes marked, clickable), and a ``chess.svg``
 board at each mistake or blunder with arrows for the move played (red) and the engine's move
 (green), which also serve readers without script. Several games get a table of contents.
@@ -19,6 +20,7 @@ import chess
 import chess.svg
 
 import engine
+from engine.openings import opening_at
 from protocol.analyse.review.model import (
     CP_CAP, DIAGRAM_JUDGEMENTS, JUDGEMENT_COLOURS, JUDGEMENTS, NAG_SYMBOLS, GameReview, PlyView,
     PositionReview, Review, chart_limit, move_ticks)
@@ -36,20 +38,21 @@ PLURALS = {"inaccuracy": "Inaccuracies", "mistake": "Mistakes", "blunder": "Blun
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
        color: #222; background: #f4f4f2; margin: 0; line-height: 1.45; }
-main { max-width: 1040px; margin: 0 auto; padding: 16px 24px 48px; }
+main { max-width: 1100px; margin: 0 auto; padding: 16px 24px 48px; }
 h1 { font-size: 1.6em; margin: 8px 0 4px; }
 h2 { font-size: 1.3em; margin: 0 0 6px; }
 h3 { font-size: 1.05em; margin: 18px 0 6px; }
 .sub { color: #666; margin: 0 0 12px; }
 section.game { background: #fff; border: 1px solid #ddd; border-radius: 8px; padding: 16px 20px; margin: 18px 0; }
 .top { display: flex; flex-wrap: wrap; gap: 8px 32px; align-items: flex-start; }
-table.meta { border-collapse: collapse; font-size: 0.92em; max-width: 440px; }
+table.meta { border-collapse: collapse; font-size: 0.92em; max-width: 420px; }
 table.meta td { overflow-wrap: anywhere; }
 table.meta th { text-align: left; color: #666; font-weight: normal; padding: 1px 14px 1px 0; }
 table.meta td { padding: 1px 0; }
 table.stats { border-collapse: collapse; margin: 6px 0; font-size: 0.95em; }
 table.stats th, table.stats td { border-bottom: 1px solid #e4e4e4; padding: 3px 12px; text-align: right; }
-table.stats th { font-weight: normal; color: #666; } table.stats th b { color: #222; }
+table.stats th { font-weight: normal; color: #666; }
+table.stats th b { color: #222; display: inline-block; max-width: 9em; overflow-wrap: anywhere; }
 table.stats th:first-child, table.stats td:first-child { text-align: left; }
 .chart svg { width: 100%; height: auto; display: block; }
 .moves { font-size: 0.95em; }
@@ -71,6 +74,16 @@ figcaption { font-size: 0.88em; color: #333; margin-top: 4px; }
 .error { color: #b00; }
 a { color: #2a5db0; text-decoration: none; }
 nav ol { margin: 4px 0; }
+@media (max-width: 600px) {  /* a phone: the page's margins go to the board, which comes first */
+  main { padding: 8px 8px 32px; }
+  h1 { font-size: 1.35em; }
+  section.game { padding: 10px; margin: 12px 0; }
+  section.game[data-interactive] { display: flex; flex-direction: column; }
+  section.game[data-interactive] > h2 { order: -2; }
+  section.game[data-interactive] > .review { order: -1; margin-top: 4px; }
+  .top { gap: 8px 16px; margin-top: 12px; }
+  table.stats th, table.stats td { padding: 3px 8px; }
+}
 """
 
 
@@ -189,28 +202,46 @@ def _meta_table(review: GameReview) -> str:
     rows: List[Tuple[str, str]] = []
     for key in ("Event", "Site", "Date", "Round"):
         if key in headers:
-            rows.append((key, headers[key]))
+            rows.append((key, esc(headers[key])))
     white, black = headers.get("White", "?"), headers.get("Black", "?")
     for colour, name, elo in (("White", white, headers.get("WhiteElo")), ("Black", black, headers.get("BlackElo"))):
-        rows.append((colour, "%s (%s)" % (name, elo) if elo else name))
+        rows.append((colour, esc("%s (%s)" % (name, elo) if elo else name)))
     if "Result" in headers:
         result = headers["Result"]
         if "Termination" in headers:
             result += " (%s)" % headers["Termination"]
-        rows.append(("Result", result))
-    opening = " ".join(headers[key] for key in ("ECO", "Opening") if key in headers)
-    if "Variation" in headers:
-        opening += (", " if opening else "") + headers["Variation"]
-    if opening:
-        rows.append(("Opening", opening))
+        rows.append(("Result", esc(result)))
+    rows += _opening_rows(review)
     if review.start.fen() != chess.STARTING_FEN:
-        rows.append(("Start", review.start.fen(shredder=review.start.chess960)))
+        rows.append(("Start", esc(review.start.fen(shredder=review.start.chess960))))
     analysed = len(review.records)
-    rows.append(("Analysis", "%s; %d position%s, %s nodes" % (
-        review.limits, analysed, "" if analysed == 1 else "s", "{:,}".format(review.nodes))))
-    rows.append(("Source", review.source))
-    body = "".join("<tr><th>%s</th><td>%s</td></tr>" % (esc(key), esc(value)) for key, value in rows)
+    rows.append(("Analysis", esc("%s; %d position%s, %s nodes" % (
+        review.limits, analysed, "" if analysed == 1 else "s", "{:,}".format(review.nodes)))))
+    rows.append(("Source", esc(review.source)))
+    body = "".join("<tr><th>%s</th><td>%s</td></tr>" % (esc(key), value) for key, value in rows)
     return '<table class="meta">%s</table>' % body
+
+
+def _opening_rows(review: GameReview) -> List[Tuple[str, str]]:
+    """The opening as lichess's data set names it (with a link to its position on the board),
+    and the PGN's own ``ECO``/``Opening``/``Variation`` tags when they say something else."""
+    headers = review.headers
+    tagged = " ".join(headers[key] for key in ("ECO", "Opening") if key in headers)
+    if "Variation" in headers:
+        tagged += (", " if tagged else "") + headers["Variation"]
+    rows = []
+    if review.opening is not None:
+        ply, opening = review.opening
+        link = ""
+        if ply:
+            view = review.plies[ply - 1]
+            link = ' <a class="to-board" href="#%s" data-ply="%d">after %s</a>' % (
+                _move_id(review, view), ply, esc(view.label))
+        rows.append(("Opening", '<span class="opening" data-eco="%s">%s</span>%s' % (
+            esc(opening.eco), esc(opening.text), link)))
+    if tagged and (review.opening is None or tagged != review.opening[1].text):
+        rows.append(("Opening" if review.opening is None else "PGN opening", esc(tagged)))
+    return rows
 
 
 def _legend() -> str:
@@ -287,7 +318,9 @@ def _viewer(review: GameReview) -> str:
         ("first", "Start (Home)", "|&lt;"), ("previous", "Previous move (←)", "&lt;"),
         ("next", "Next move (→)", "&gt;"), ("last", "Last move (End)", "&gt;|"), ("flip", "Flip the board (f)", "flip")))
     return ('<div class="viewer" id="g%d-viewer" data-ply="" data-fen="">'
-            '<svg class="board" viewBox="0 0 %d %d" role="img" aria-label="board"></svg>'
+            '<div class="boardrow"><div class="evalbar" data-white="" role="img" aria-label="evaluation">'
+            '<div class="fill"></div></div>'
+            '<svg class="board" viewBox="0 0 %d %d" role="img" aria-label="board"></svg></div>'
             '<div class="controls">%s</div>'
             '<div class="info"><p class="nojs">The board needs JavaScript; the diagrams below show the mistakes.</p>'
             '</div></div>' % (review.index, size, size, buttons))
@@ -295,12 +328,15 @@ def _viewer(review: GameReview) -> str:
 
 def game_data(review: GameReview) -> dict:
     """What the page's script shows of a game: for every position (plies played, 0 = the start)
-    its FEN, the move that led to it (UCI, ``14... Nc3?``), White's score, the engine's best move
-    and line from it, the king in check, the end of the game, and the judgement of the move
-    that led to it with the engine's better move and line."""
+    its FEN, the move that led to it (UCI, ``14... Nc3?``), White's score and share of the
+    evaluation bar, the opening the data set names the position (if it does), the engine's
+    best move and line from it (and every MultiPV line when there are several), the king in
+    check, the end of the game, and the judgement of the move that led to it with the
+    engine's better move and line."""
     positions = []
     board = review.start.copy()
     records = review.records
+    shares = review.position_shares()
     for ply in range(len(review.plies) + 1):
         view = review.plies[ply - 1] if ply else None
         if view is not None:
@@ -312,15 +348,23 @@ def game_data(review: GameReview) -> dict:
             score = format_score(record.get("white_cp"), record.get("white_mate"))
         elif previous is not None:
             score = format_score(previous.get("after_white_cp"), previous.get("after_white_mate"))
+        opening = opening_at(board)
         position = {"fen": board.fen(shredder=board.chess960), "uci": view.move.uci() if view else None,
                     "label": view.label + (NAG_SYMBOLS[view.judgement] if view.judgement else "") if view else None,
-                    "score": score, "check": chess.square_name(board.king(board.turn)) if board.is_check() else None,
+                    "score": score, "share": None if shares[ply] is None else round(shares[ply], 1),
+                    "opening": opening.text if opening else None,
+                    "check": chess.square_name(board.king(board.turn)) if board.is_check() else None,
                     "best": None, "bestSan": None, "line": None, "over": None}
         if record is not None:
             position["over"] = {"checkmate": "Checkmate.", "stalemate": "Stalemate."}.get(record.get("game_over") or "")
             if record.get("best_uci"):
                 position.update(best=record["best_uci"], bestSan=record.get("best_san"),
                                 line=numbered_line(board, record.get("pv_san") or []))
+            lines = record.get("lines") or []
+            if len(lines) > 1:
+                position["lines"] = [{"uci": line["move_uci"], "san": line["move_san"],
+                                      "score": format_score(line.get("white_cp"), line.get("white_mate")),
+                                      "line": numbered_line(board, line.get("pv_san") or [])} for line in lines]
         if view is not None and view.judgement:
             position.update(judgement=view.judgement, text=view.judgement_text,
                             before=format_score(previous.get("white_cp"), previous.get("white_mate")),
@@ -350,9 +394,10 @@ def _note(review: GameReview, view: PlyView) -> str:
     after = format_score(record.get("after_white_cp"), record.get("after_white_mate"))
     text = "%s (%s → %s). Best was %s" % (view.judgement_text, before, after, record.get("best_san"))
     line = numbered_line(view.board, record.get("pv_san") or [])
-    link = ""
-    if judgement in DIAGRAM_JUDGEMENTS:
-        link = ' <a href="#%s">board</a>' % _diagram_id(review, view)
+    # To the interactive board after the move (the page's script); without script, to the
+    # move's diagram, or for an inaccuracy (no diagram) to the move itself.
+    target = _diagram_id(review, view) if judgement in DIAGRAM_JUDGEMENTS else _move_id(review, view)
+    link = ' <a class="to-board" href="#%s" data-ply="%d">board</a>' % (target, view.ply + 1)
     return '<div class="note %s"><b>%s%s</b> <span class="text">%s:</span> <span class="line">%s</span>%s</div>' % (
         judgement, esc(view.label), NAG_SYMBOLS[judgement], esc(text), esc(line), link)
 
@@ -370,8 +415,8 @@ def _diagram(review: GameReview, view: PlyView) -> str:
         view.label, NAG_SYMBOLS[view.judgement], view.san, record.get("best_san"),
         format_score(record.get("white_cp"), record.get("white_mate")),
         format_score(record.get("after_white_cp"), record.get("after_white_mate")))
-    return '<figure id="%s">%s<figcaption><a href="#%s">%s</a></figcaption></figure>' % (
-        _diagram_id(review, view), svg, _move_id(review, view), esc(caption))
+    return '<figure id="%s">%s<figcaption><a class="to-board" href="#%s" data-ply="%d">%s</a></figcaption></figure>' % (
+        _diagram_id(review, view), svg, _move_id(review, view), view.ply + 1, esc(caption))
 
 
 def board_svg(board: chess.Board, arrows: List[chess.svg.Arrow], prefix: str) -> str:

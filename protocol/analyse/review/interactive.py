@@ -4,17 +4,24 @@ drawings the script's board uses (python-chess's ``chess.svg`` pieces, defined o
 The page stays one self-contained file: the script is inline, reads each game's data from an
 inline ``<script type="application/json">`` block (``html.game_data``), and draws with inline
 SVG; it fetches nothing. Per game it draws the board after the selected move (the move
-played highlighted, the engine's best move in that position as an arrow), and shows the
-score, the judgement of the move with the engine's better move and line, and the engine's
-line from the position. A move is selected by clicking it in the move list, clicking the
-evaluation chart (or a judged move's dot on it), the buttons under the board, or the keys
-←/→ (Home/End: start/end, ``f``: flip the board) for the game last clicked. A page address
-ending in ``#g1-ply-37`` opens game 1 after ply 37, as does a link to it (the address follows
-the selection).
+played highlighted, the engine's best move in that position as an arrow) with an evaluation
+bar beside it (White's share, as lichess's gauge), and shows the score, the opening when the
+data set names the position, the judgement of the move with the engine's better move and
+line, and the engine's line from the position (every line of a ``--multipv`` run). A move is
+selected by clicking it in the move list, clicking the evaluation chart (or a judged move's
+dot on it), a link to a move (the opening's, a note's "board", a diagram's caption: the
+board comes into view), the buttons under the board, or the keys ←/→ (Home/End: start/end,
+``f``: flip the board) for the game last clicked. A page address ending in ``#g1-ply-37``
+opens game 1 after ply 37, as does a link to it (the address follows the selection).
+
+The board scales with the page (a phone gets a board as wide as its screen), and hover
+styles apply only where the pointer can hover (``@media (hover: hover)``), so a tapped move
+does not stay highlighted on a touch screen.
 
 For tests and tools the viewer exposes what it shows: ``data-ply`` (plies played) and
 ``data-fen`` on the viewer, ``data-square``/``data-piece`` on every piece, ``data-uci`` on
-the best-move arrow, and ``class="sel"`` on the selected move of the list.
+the best-move arrow and on each engine line, ``data-white`` (White's share 0..100, empty when
+not analysed) on the evaluation bar, and ``class="sel"`` on the selected move of the list.
 """
 
 import re
@@ -38,26 +45,48 @@ def piece_defs() -> str:
 STYLE = """
 .piece-defs { position: absolute; width: 0; height: 0; overflow: hidden; }
 .review { display: flex; flex-wrap: wrap; gap: 16px 22px; align-items: flex-start; margin: 14px 0 4px; }
-.viewer { width: 400px; flex: none; outline: none; }
-.viewer svg.board { width: 400px; height: 400px; display: block; border-radius: 3px;
-                    box-shadow: 0 1px 4px rgba(0,0,0,.25); user-select: none; }
+.viewer { flex: 0 1 424px; max-width: 100%; min-width: 0; outline: none; }
+.boardrow { display: flex; gap: 6px; }
+.viewer svg.board { flex: 1 1 auto; min-width: 0; width: 100%; height: auto; aspect-ratio: 1 / 1; display: block;
+                    border-radius: 3px; box-shadow: 0 1px 4px rgba(0,0,0,.25); user-select: none; }
+.evalbar { flex: none; width: 18px; position: relative; overflow: hidden; border-radius: 3px; background: #403d39;
+           box-shadow: 0 1px 4px rgba(0,0,0,.25); }
+.evalbar .fill { position: absolute; left: 0; right: 0; bottom: 0; height: 50%; background: #f6f6f4; }
+.viewer.flipped .evalbar .fill { top: 0; bottom: auto; }
+.evalbar::after { content: ""; position: absolute; left: 0; right: 0; top: 50%; border-top: 2px solid #d64545;
+                  opacity: .55; margin-top: -1px; }
+.evalbar.unknown .fill { opacity: .35; }
 .viewer .nojs { color: #888; }
 .controls { display: flex; gap: 6px; margin: 8px 0 6px; }
 .controls button { flex: 1; font: inherit; font-size: 0.95em; padding: 3px 0; border: 1px solid #ccc;
-                   border-radius: 4px; background: #fafafa; cursor: pointer; }
-.controls button:hover { background: #eef3fa; }
-.info { font-size: 0.93em; min-height: 6.5em; }
+                   border-radius: 4px; background: #fafafa; color: #222; cursor: pointer; min-width: 0; }
+.info { font-size: 0.93em; min-height: 6.5em; overflow-wrap: anywhere; }
 .info .now { font-weight: 600; }
 .info .now small { font-weight: normal; color: #666; margin-left: 6px; }
+.info .opening { color: #555; font-size: 0.95em; }
 .info .note { margin: 5px 0; }
 .info .engine { color: #444; margin-top: 4px; }
-.review .moves { flex: 1; min-width: 300px; max-height: 486px; overflow-y: auto; position: relative;
+.info ol.lines { margin: 2px 0 0; padding: 0; list-style: none; }
+.info ol.lines li { padding: 1px 0; border-top: 1px solid #eee; }
+.info ol.lines .score { display: inline-block; min-width: 3.4em; }
+.review .moves { flex: 1 1 300px; min-width: 0; max-height: 486px; overflow-y: auto; position: relative;
                  border: 1px solid #e4e4e4; border-radius: 6px; padding: 6px 10px; background: #fcfcfb; }
 .mv[data-after] { cursor: pointer; border-radius: 3px; padding: 0 2px; }
-.mv[data-after]:hover { background: #e8eef8; }
-.mv.sel { background: #2a5db0; color: #fff; }
-.mv.sel small, .mv.sel .num, .mv.sel b { color: #fff; }
+/* Hover only where a pointer hovers: on a touch screen the hover state sticks to the last
+   tapped move after the selection has moved on. */
+@media (hover: hover) {
+  .mv[data-after]:not(.sel):hover { background: #e8eef8; }
+  .controls button:hover { background: #eef3fa; }
+}
+/* The selected move outranks every other move style (judgement colours, hover). */
+.moves .mv.sel[data-after] { background: #2a5db0; color: #fff; }
+.moves .mv.sel[data-after] small, .moves .mv.sel[data-after] .num, .moves .mv.sel[data-after] b { color: #fff; }
 .chart svg.eval-chart { cursor: pointer; }
+@media (max-width: 600px) {
+  .evalbar { width: 12px; }
+  .boardrow { gap: 4px; }
+  .review .moves { max-height: 60vh; }
+}
 """
 
 SCRIPT = r"""
@@ -142,6 +171,9 @@ SCRIPT = r"""
     var now = ply === 0 ? "Start position" : "After " + esc(position.label);
     parts.push('<div class="now">' + now + (position.score ? " <small>" + esc(position.score) + "</small>" : "") +
                "</div>");
+    if (position.opening) {
+      parts.push('<div class="opening">' + esc(position.opening) + "</div>");
+    }
     if (position.judgement) {
       parts.push('<div class="note ' + esc(position.judgement) + '"><b>' + esc(position.text) + "</b> (" +
                  esc(position.before) + " → " + esc(position.after) + "). Best was <b>" + esc(position.alt) +
@@ -149,6 +181,12 @@ SCRIPT = r"""
     }
     if (position.over) {
       parts.push('<div class="engine">' + esc(position.over) + "</div>");
+    } else if (position.lines) {
+      parts.push('<div class="engine">Engine: <b>' + esc(position.bestSan) + "</b>, best " + position.lines.length +
+                 ' lines</div><ol class="lines">' + position.lines.map(function (line) {
+                   return '<li data-uci="' + esc(line.uci) + '"><b class="score">' + esc(line.score) + "</b> " +
+                          '<span class="line">' + esc(line.line) + "</span></li>";
+                 }).join("") + "</ol>");
     } else if (position.best) {
       parts.push('<div class="engine">Engine: <b>' + esc(position.bestSan) + "</b> " +
                  '<span class="line">' + esc(position.line) + "</span></div>");
@@ -158,12 +196,22 @@ SCRIPT = r"""
     return parts.join("");
   }
 
+  function drawBar(game, position) {  // White's share from the bottom (the top when flipped)
+    var known = position.share !== null && position.share !== undefined;
+    game.bar.setAttribute("data-white", known ? String(position.share) : "");
+    game.bar.classList.toggle("unknown", !known);
+    game.bar.title = known ? "White " + position.share.toFixed(0) + "%% (" + position.score + ")" : "not analysed";
+    game.barFill.style.height = (known ? position.share : 50) + "%%";
+  }
+
   function select(game, ply) {
     var last = game.positions.length - 1;
     ply = Math.max(0, Math.min(last, ply));
     game.ply = ply;
     var position = game.positions[ply];
     drawBoard(game, position);
+    drawBar(game, position);
+    game.viewer.classList.toggle("flipped", game.flipped);
     game.viewer.setAttribute("data-ply", String(ply));
     game.viewer.setAttribute("data-fen", position.fen);
     game.info.innerHTML = infoHtml(position, ply);
@@ -189,6 +237,14 @@ SCRIPT = r"""
     }
   }
 
+  function reveal(game) {  // the board and its buttons into view, unless they are in it already
+    var top = game.viewer.getBoundingClientRect().top;
+    var bottom = game.viewer.querySelector(".controls").getBoundingClientRect().bottom;
+    if (top < 0 || bottom > window.innerHeight) {
+      game.viewer.scrollIntoView({block: "start"});
+    }
+  }
+
   function choose(game, ply) {  // a user's choice: also the game that the keys move
     active = game;
     select(game, ply);
@@ -210,6 +266,7 @@ SCRIPT = r"""
     var game = {index: data.index, positions: data.positions, ply: 0, flipped: false, section: section,
                 viewer: section.querySelector(".viewer"), board: section.querySelector(".viewer svg.board"),
                 info: section.querySelector(".viewer .info"), moves: section.querySelector(".review .moves"),
+                bar: section.querySelector(".viewer .evalbar"), barFill: section.querySelector(".viewer .evalbar .fill"),
                 chart: section.querySelector("svg.eval-chart")};
     if (game.chart) {
       game.cursor = game.chart.querySelector("line.cursor");
@@ -240,6 +297,20 @@ SCRIPT = r"""
         choose(game, game.ply);
       } else {
         choose(game, {first: 0, previous: game.ply - 1, next: game.ply + 1, last: last}[go]);
+      }
+    });
+    // The links to a move on the board (the opening, the notes' "board", the diagrams'
+    // captions) select it here; without script they lead to the move or its diagram.
+    var links = section.querySelectorAll("a[data-ply]");
+    for (var i = 0; i < links.length; i++) {
+      links[i].setAttribute("href", "#g" + game.index + "-ply-" + links[i].getAttribute("data-ply"));
+    }
+    section.addEventListener("click", function (event) {
+      var link = event.target.closest ? event.target.closest("a[data-ply]") : null;
+      if (link) {
+        event.preventDefault();
+        choose(game, Number(link.getAttribute("data-ply")));
+        reveal(game);
       }
     });
     section.addEventListener("mousedown", function () { active = game; });
@@ -284,6 +355,7 @@ SCRIPT = r"""
       games.forEach(function (game) {
         if (String(game.index) === wanted[1]) {
           choose(game, Number(wanted[2]));
+          reveal(game);
         }
       });
     }

@@ -13,12 +13,13 @@ all three.
 
 import io
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import chess
 import chess.engine
 import chess.pgn
 
+from engine.openings import Opening, classify
 from protocol.analyse.annotate import CP_CAP, MATE_JUDGEMENTS, capped_cp
 from protocol.analyse.inputs import PositionTask, Task, read_game
 from protocol.analyse.review.accuracy import game_accuracy, win_percent
@@ -104,6 +105,9 @@ class GameReview:
     """Analysis records by ply (0 = start position; the final position included)."""
     limits: str
     error: Optional[str] = None
+    opening: Optional[Tuple[int, Opening]] = None
+    """The game's opening as lichess names it, ``(plies played to its position, Opening)``
+    (``engine.openings.classify``); None when no position of the game is named."""
 
     @property
     def anchor(self) -> str:
@@ -142,14 +146,27 @@ class GameReview:
         """White's capped score of every position of the game (index = plies played, 0 = the
         start, the last = after the last move): a record's own score, else the score after
         the previous record's move; None where neither was analysed."""
-        scores: List[Optional[int]] = []
+        return self._per_position(white_score, after_white_score)
+
+    def position_shares(self) -> List[Optional[float]]:
+        """White's share 0..100 of the evaluation bar at every position (index as
+        ``position_scores``, from the same scores): ``white_share``."""
+        return self._per_position(
+            lambda record: white_share(record.get("white_cp"), record.get("white_mate"), record.get("turn") == "w"),
+            lambda record: white_share(record.get("after_white_cp"), record.get("after_white_mate"),
+                                       record.get("turn") != "w"))
+
+    def _per_position(self, own: Callable[[Dict], Any], after: Callable[[Dict], Any]) -> List[Any]:
+        """``own(record)`` of every position's record, else ``after(record)`` of the previous
+        position's record (the position after its move), else None."""
+        values: List[Any] = []
         for ply in range(len(self.plies) + 1):
             record = self.records.get(ply)
-            score = white_score(record) if record is not None else None
-            if score is None and ply - 1 in self.records:
-                score = after_white_score(self.records[ply - 1])
-            scores.append(score)
-        return scores
+            value = own(record) if record is not None else None
+            if value is None and ply - 1 in self.records:
+                value = after(self.records[ply - 1])
+            values.append(value)
+        return values
 
     def accuracy(self) -> Dict[chess.Color, Optional[float]]:
         """Each side's accuracy as lichess computes it (``accuracy.game_accuracy``)."""
@@ -199,6 +216,20 @@ def white_score(record: Dict) -> Optional[int]:
         return None
     turn = chess.WHITE if record.get("turn") == "w" else chess.BLACK
     return capped_cp(chess.engine.PovScore(relative, turn).white())
+
+
+def white_share(white_cp: Optional[int], white_mate: Optional[int], white_to_move: bool) -> Optional[float]:
+    """White's share 0..100 of an evaluation bar, as lichess's gauge fills it: the win% of
+    White's score capped at ±``CP_CAP`` (``accuracy.win_percent``), all (or none) of it for a
+    mate; a mate of 0 (checkmate on the board) is against the side to move. None without a
+    score."""
+    if white_mate is not None:
+        if white_mate == 0:
+            return 0.0 if white_to_move else 100.0
+        return 100.0 if white_mate > 0 else 0.0
+    if white_cp is None:
+        return None
+    return win_percent(white_cp)
 
 
 def after_white_score(record: Dict) -> Optional[int]:
@@ -262,7 +293,8 @@ def build_review(index: int, task: Task, result: TaskResult, limits: str) -> Rev
         plies.append(PlyView(ply, board.copy(), move, board.san(move), records.get(ply)))
         board.push(move)
     headers = {key: value for key, value in game.headers.items() if value not in ("", "?", "????.??.??")}
-    return GameReview(index, task.source, headers, start, plies, records, limits, result.error)
+    opening = classify(start, (view.move for view in plies))
+    return GameReview(index, task.source, headers, start, plies, records, limits, result.error, opening)
 
 
 def move_ticks(start: chess.Board, last_ply: int) -> List[Tuple[int, int]]:
