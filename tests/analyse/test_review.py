@@ -6,6 +6,7 @@ page against a strict HTML parser and for external references, and, when Chromiu
 installed, a real browser's screenshot of it.
 """
 
+import html
 import io
 import json
 import re
@@ -19,13 +20,14 @@ import chess
 import chess.pgn
 import pytest
 
+from engine.openings import classify
 from protocol.analyse.cli import EXIT_USAGE, build_parser, main
 from protocol.analyse.review.html import format_score, numbered_line
 from protocol.analyse.review.model import chart_limit, chart_points, move_ticks
 from protocol.extras import missing_matplotlib
 
 from png_helpers import png_summary
-from sample_games import OPERA_GAME
+from sample_games import IMMORTAL_GAME, OPERA_GAME
 
 FROM_FEN = """[Event "From a position <&>"]
 [White "Fool"]
@@ -200,6 +202,58 @@ def test_header_shows_players_event_opening_and_limits(opera):
                      "Pruner 0.1.0, depth 3", "34 positions"):
         assert expected in text, expected
     assert "<title>Game review: Paul Morphy – Duke Karl / Count Isouard</title>" in text
+    assert "PGN opening" not in text  # the PGN's tags say what the data set says: one row
+
+
+NIMZO_BY_THE_ENGLISH = """[Event "A transposition"]
+[Result "*"]
+
+1. c4 e6 2. Nc3 Nf6 3. d4 Bb4 4. e3 O-O *
+"""
+
+MISTAGGED = """[Event "Tagged by someone else"]
+[Result "*"]
+[ECO "A00"]
+[Opening "Polish Opening"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 *
+"""
+
+
+def test_the_opening_is_named_on_the_page_and_in_the_pgn(tmp_path):
+    """The data set's name of each game (engine.openings, tested against the data itself in
+    tests/engine/test_openings.py): on the page with a link to its position, and in the
+    annotated PGN's ECO/Opening tags unless the game has its own."""
+    texts = [IMMORTAL_GAME, NIMZO_BY_THE_ENGLISH, MISTAGGED]
+    pgn, report, annotated = tmp_path / "openings.pgn", tmp_path / "openings.html", tmp_path / "annotated.pgn"
+    pgn.write_text("\n".join(texts))
+    status, _, err = run(["--depth", "1", "--jobs", "1", "-q", "--report", str(report), "--format", "pgn",
+                          "-o", str(annotated), str(pgn)])
+    assert status == 0, err
+    page = report.read_text(encoding="utf-8")
+    check_self_contained(page)
+    with open(annotated, encoding="utf-8") as handle:
+        written = [chess.pgn.read_game(handle) for _ in texts]
+    for index, text in enumerate(texts, 1):
+        game = chess.pgn.read_game(io.StringIO(text))
+        ply, opening = classify(game.board(), game.mainline_moves())
+        section = re.search(r'<section class="game" id="game-%d".*?</section>' % index, page, re.S).group(0)
+        row = re.search(r'<th>Opening</th><td><span class="opening" data-eco="(\w+)">([^<]*)</span> '
+                        r'<a class="to-board" href="#g%d-m(\d+)" data-ply="(\d+)">after ([^<]*)</a>' % index, section)
+        assert row, section[:2000]
+        assert (row.group(1), html.unescape(row.group(2))) == (opening.eco, opening.text)
+        assert (int(row.group(3)), int(row.group(4))) == (ply - 1, ply)  # the move that reaches it
+        board = game.board()
+        for move in list(game.mainline_moves())[:ply - 1]:
+            board.push(move)
+        assert html.unescape(row.group(5)) == board.variation_san([list(game.mainline_moves())[ply - 1]]).replace("...", "... ")
+        headers = written[index - 1].headers
+        if "ECO" in game.headers:  # its own tags stay, and the page shows them too
+            assert (headers["ECO"], headers["Opening"]) == (game.headers["ECO"], game.headers["Opening"])
+            assert "<th>PGN opening</th><td>A00 Polish Opening</td>" in section
+        else:
+            assert (headers["ECO"], headers["Opening"]) == (opening.eco, opening.name)
+            assert "PGN opening" not in section
 
 
 # --- the page -------------------------------------------------------------------------------

@@ -2,12 +2,17 @@
 then its board, move list, keys and chart in a real browser (Selenium driving Chromium
 headless; skipped, with the reason, where selenium, chromium or chromedriver is missing).
 
-The page is the Opera game's review at depth 3 (deterministic); the browser's answers are
-checked against the analysis records and python-chess's own replay of the game.
+The page is the Opera game's review at depth 3 with three lines per position (``--multipv
+3``; deterministic); the browser's answers are checked against the analysis records and
+python-chess's own replay of the game. The layout is checked at a desktop's size (1280×900)
+and on an emulated phone (390×844, touch, no hover), set per test through the DevTools
+protocol and reset after it.
 """
 
+import contextlib
 import io
 import json
+import math
 import re
 import shutil
 import tempfile
@@ -16,11 +21,14 @@ import chess
 import chess.pgn
 import pytest
 
+from engine.openings import opening_at
 from protocol.analyse.cli import main
+from protocol.analyse.review.html import numbered_line
 
 from sample_games import OPERA_GAME, OPERA_PLIES
 
 DEPTH = "3"
+LINES = 3
 
 
 def run(argv):
@@ -35,7 +43,7 @@ def opera(tmp_path_factory):
     pgn = folder / "opera.pgn"
     pgn.write_text(OPERA_GAME)
     report = folder / "review.html"
-    status, out, err = run(["--depth", DEPTH, "--jobs", "1", "-q", "--report", str(report), "-o",
+    status, out, err = run(["--depth", DEPTH, "--multipv", str(LINES), "--jobs", "1", "-q", "--report", str(report), "-o",
                             str(folder / "opera.jsonl"), str(pgn)])
     assert status == 0, err
     records = [json.loads(line) for line in (folder / "opera.jsonl").read_text().splitlines()]
@@ -91,11 +99,47 @@ def test_the_data_follows_the_game_and_the_records(opera):
     assert "Lost forced checkmate sequence" in texts or "Checkmate is now unavoidable" in texts
 
 
+def expected_share(record):
+    """White's share of the evaluation bar, as lichess's gauge: win% of White's score capped at
+    ±1000, a mate all or nothing (0: the side to move is mated)."""
+    if record["white_mate"] is not None:
+        if record["white_mate"] == 0:
+            return 0.0 if record["turn"] == "w" else 100.0
+        return 100.0 if record["white_mate"] > 0 else 0.0
+    cp = max(-1000, min(1000, record["white_cp"]))
+    return 50 + 50 * (2 / (1 + math.exp(-0.00368208 * cp)) - 1)
+
+
+def expected_score(cp, mate):
+    return ("#" if mate == 0 else "#%d" % mate) if mate is not None else "%+.2f" % (cp / 100.0 + 0.0)
+
+
+def test_the_data_holds_the_bar_the_lines_and_the_openings(opera):
+    data = game_data(opera["html"])
+    for position, record, board in zip(data["positions"], opera["records"], opera["boards"]):
+        assert position["share"] == pytest.approx(expected_share(record), abs=0.051)
+        named = opening_at(board)
+        assert position["opening"] == (named.text if named else None)
+        if len(record["lines"]) > 1:
+            assert [line["uci"] for line in position["lines"]] == [line["move_uci"] for line in record["lines"]]
+            for shown, line in zip(position["lines"], record["lines"]):
+                assert shown["score"] == expected_score(line["white_cp"], line["white_mate"])
+                assert shown["san"] == line["move_san"] and shown["line"] == numbered_line(board, line["pv_san"])
+        else:
+            assert "lines" not in position
+    assert data["positions"][-1]["share"] == 100.0  # White has mated
+    assert sum(len(record["lines"]) == LINES for record in opera["records"]) > 20
+    assert sum(position["opening"] is not None for position in data["positions"]) >= 4
+
+
 # --- in a browser ----------------------------------------------------------------------------------
 
 CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--window-size=1200,1600"]
+                "--no-first-run", "--window-size=1200,1600",
+                # a desktop's mouse: headless Chromium has no pointer, so (hover: hover) and
+                # (pointer: fine) would not match (Blink's HoverType 2 = hover, PointerType 4 = fine)
+                "--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4"]
 
 
 def _find(names):
@@ -264,3 +308,243 @@ def test_an_address_selects_a_move_and_the_board_flips(browser, opera):
     check_board(browser, opera, 13)
     viewer(browser).find_element("css selector", 'button[data-go="previous"]').click()
     wait_for_ply(browser, 12)
+
+
+# --- the page's size, colours and new parts in a browser ------------------------------------------------
+
+@contextlib.contextmanager
+def emulated(driver, width, height, phone=False):
+    """The page at ``width``×``height`` CSS pixels in a tab of its own, as Chromium's device
+    mode shows it: a phone (a mobile viewport, touch: a coarse pointer that cannot hover) or a
+    desktop (the browser's mouse, ``CHROME_FLAGS``). The tab is closed afterwards: ending touch
+    emulation in a tab would not give it back its mouse."""
+    original = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone})
+        if phone:
+            driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        yield
+    finally:
+        driver.close()
+        driver.switch_to.window(original)
+
+
+def box(driver, element):
+    """``element``'s box in the viewport (CSS pixels): left, top, right, bottom, width, height."""
+    return driver.execute_script(
+        "var r = arguments[0].getBoundingClientRect();"
+        "return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height};",
+        element)
+
+
+def check_no_sideways_scroll(driver):
+    width = driver.execute_script("return window.innerWidth")
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+    # nor anything sticking out of a box that scrolls on its own (the move list)
+    wide = driver.execute_script(
+        "return Array.prototype.filter.call(document.querySelectorAll('main *'), function (e) {"
+        "  return e.getBoundingClientRect().right > window.innerWidth + 0.5; }).map(function (e) {"
+        "  return e.tagName + '.' + e.getAttribute('class'); }).slice(0, 5);")
+    assert wide == []
+
+
+def check_board_in_view(driver):
+    """The whole board, its evaluation bar and every button under it inside the viewport."""
+    width, height = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    parts = [viewer(driver).find_element("css selector", selector) for selector in ("svg.board", ".evalbar")]
+    parts += viewer(driver).find_elements("css selector", ".controls button")
+    assert len(parts) == 7
+    for part in parts:
+        rect = box(driver, part)
+        inside = -0.5 <= rect["left"] and rect["right"] <= width + 0.5 and -0.5 <= rect["top"] and rect["bottom"] <= height + 0.5
+        assert inside, \
+            (part.get_attribute("class") or part.text, rect, width, height)
+        assert rect["width"] > 10 and rect["height"] > 10
+
+
+def select_move(driver, ply):
+    """Click the move that leads to the position after ``ply`` plies (it scrolls into view)."""
+    driver.find_element("css selector", "#g1-m%d" % (ply - 1)).click()
+    wait_for_ply(driver, ply)
+
+
+@BROWSER_TEST
+def test_the_page_fits_a_phone(browser, opera):
+    with emulated(browser, 390, 844, phone=True):
+        load(browser, opera["path"])
+        assert browser.execute_script("return [innerWidth, innerHeight, matchMedia('(hover: hover)').matches, "
+                                      "matchMedia('(pointer: coarse)').matches]") == [390, 844, False, True]
+        check_no_sideways_scroll(browser)
+        check_board_in_view(browser)  # the board comes first on a phone: in view as the page opens
+        board = box(browser, viewer(browser).find_element("css selector", "svg.board"))
+        assert board["width"] >= 320 and board["height"] == pytest.approx(board["width"], abs=1)  # as wide as it can be
+        select_move(browser, 21)
+        check_board(browser, opera, 21)
+        check_no_sideways_scroll(browser)
+        # a note's "board" link from far down the list brings the board back into view
+        browser.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+        judged = next(ply for ply, record in enumerate(opera["records"]) if record["judgement"] in ("mistake", "blunder"))
+        link = browser.find_element("css selector", 'figure#g1-d%d a.to-board' % judged)
+        link.click()
+        wait_for_ply(browser, judged + 1)
+        check_board_in_view(browser)
+
+
+@BROWSER_TEST
+def test_the_page_at_a_desktops_size(browser, opera):
+    with emulated(browser, 1280, 900):
+        load(browser, opera["path"])
+        assert browser.execute_script("return [innerWidth, innerHeight]") == [1280, 900]
+        check_no_sideways_scroll(browser)
+        check_board_in_view(browser)
+        board = box(browser, viewer(browser).find_element("css selector", "svg.board"))
+        bar = box(browser, viewer(browser).find_element("css selector", ".evalbar"))
+        moves = box(browser, browser.find_element("css selector", ".review .moves"))
+        assert board["width"] == pytest.approx(400, abs=1) and board["height"] == pytest.approx(400, abs=1)
+        assert bar["right"] <= board["left"] and bar["height"] == pytest.approx(board["height"], abs=1)  # beside it
+        assert moves["left"] >= board["right"] and moves["top"] == pytest.approx(board["top"], abs=1)
+
+
+def rgb(colour):
+    """``rgb(42, 93, 176)`` or ``rgba(...)`` as a tuple of numbers."""
+    return tuple(float(part) for part in re.findall(r"[\d.]+", colour))
+
+
+def contrast(foreground, background):
+    """WCAG 2 contrast ratio of two opaque colours."""
+    def luminance(colour):
+        channels = [value / 255.0 for value in colour[:3]]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    lighter, darker = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def style(driver, element, name):
+    return driver.execute_script("return getComputedStyle(arguments[0]).getPropertyValue(arguments[1])", element, name)
+
+
+def check_readable(driver, move):
+    """Every text of a move (the move, its number, its score) against the move's background."""
+    background = rgb(style(driver, move, "background-color"))
+    assert len(background) == 3 or background[3] == 1, background  # opaque: the selection or the hover colour
+    for part in [move] + move.find_elements("css selector", "b, small, .num"):
+        ratio = contrast(rgb(style(driver, part, "color")), background)
+        assert ratio >= 4.5, (part.text, style(driver, part, "color"), background, ratio)
+
+
+@BROWSER_TEST
+def test_a_hovered_selected_move_stays_readable(browser, opera):
+    from selenium.webdriver.common.action_chains import ActionChains
+    judged = next(ply for ply, record in enumerate(opera["records"]) if record["judgement"])
+    with emulated(browser, 1280, 900):  # a pointer that hovers
+        load(browser, opera["path"])
+        for ply in (9, judged + 1):  # a plain move and a judged one (coloured, bold): selected, hovered
+            select_move(browser, ply)
+            move = browser.find_element("css selector", "#g1-m%d" % (ply - 1))
+            ActionChains(browser).move_to_element(move).perform()
+            assert browser.execute_script("return arguments[0].matches(':hover')", move)
+            assert rgb(style(browser, move, "background-color")) == (42, 93, 176)  # the selection's blue
+            check_readable(browser, move)
+        select_move(browser, 1)
+        assert judged not in (0, 3)
+        for other in ("#g1-m3", "#g1-m%d" % judged):  # not selected: hovering shows where the pointer is
+            other = browser.find_element("css selector", other)
+            ActionChains(browser).move_to_element(other).perform()
+            assert rgb(style(browser, other, "background-color")) == (232, 238, 248)
+            check_readable(browser, other)
+
+
+@BROWSER_TEST
+def test_no_hover_sticks_after_a_tap(browser, opera):
+    with emulated(browser, 390, 844, phone=True):
+        load(browser, opera["path"])
+        select_move(browser, 5)
+        button = viewer(browser).find_element("css selector", 'button[data-go="next"]')
+        button.click()
+        wait_for_ply(browser, 6)
+        assert browser.execute_script("return arguments[0].matches(':hover')", button)  # the tap left it hovered
+        assert rgb(style(browser, button, "background-color")) == (250, 250, 250)  # but not highlighted
+        tapped = browser.find_element("css selector", "#g1-m4")
+        tapped.click()
+        wait_for_ply(browser, 5)
+        browser.find_element("css selector", "#g1-m8").click()
+        wait_for_ply(browser, 9)
+        assert rgb(style(browser, tapped, "background-color"))[3:] == (0,)  # transparent again
+
+
+def bar_state(driver):
+    """White's share on the bar (``data-white``), the fill's share of its height, and the edges
+    of the bar the fill touches (``bottom``: White's share grows from White's side of the board)."""
+    bar = viewer(driver).find_element("css selector", ".evalbar")
+    outer, fill = box(driver, bar), box(driver, bar.find_element("css selector", ".fill"))
+    edges = {edge for edge in ("top", "bottom") if abs(fill[edge] - outer[edge]) < 0.5}
+    return float(bar.get_attribute("data-white")), fill["height"] / outer["height"], edges
+
+
+@BROWSER_TEST
+def test_the_eval_bar_follows_the_selected_move(browser, opera):
+    load(browser, opera["path"])
+    records = opera["records"]
+    share, height, edges = bar_state(browser)
+    assert share == pytest.approx(expected_share(records[0]), abs=0.051) and height == pytest.approx(share / 100, abs=0.01)
+    assert edges == {"bottom"}
+    shares = []
+    for ply in (9, 21, 26, OPERA_PLIES):
+        select_move(browser, ply)
+        share, height, edges = bar_state(browser)
+        assert share == pytest.approx(expected_share(records[ply]), abs=0.051)
+        assert height == pytest.approx(share / 100, abs=0.01) and "bottom" in edges  # White at the bottom
+        shares.append(share)
+    assert len(set(shares)) == len(shares) and shares[-1] == 100.0  # it moved, and White's mate fills it
+    select_move(browser, 9)
+    viewer(browser).find_element("css selector", 'button[data-go="flip"]').click()
+    share, height, edges = bar_state(browser)  # flipped: White at the top, so is its share
+    assert share == pytest.approx(expected_share(records[9]), abs=0.051) and 0 < share < 100
+    assert height == pytest.approx(share / 100, abs=0.01) and edges == {"top"}
+
+
+@BROWSER_TEST
+def test_several_engine_lines_at_a_move(browser, opera):
+    load(browser, opera["path"])
+    for ply in (10, 21):
+        select_move(browser, ply)
+        record, board = opera["records"][ply], opera["boards"][ply]
+        items = viewer(browser).find_elements("css selector", ".info ol.lines li")
+        assert len(items) == len(record["lines"]) == LINES
+        for item, line in zip(items, record["lines"]):
+            assert item.get_attribute("data-uci") == line["move_uci"]
+            assert item.text == "%s %s" % (expected_score(line["white_cp"], line["white_mate"]),
+                                           numbered_line(board, line["pv_san"]))
+        check_board(browser, opera, ply)  # the best line's move is the arrow
+
+
+@BROWSER_TEST
+def test_links_go_to_the_interactive_board(browser, opera):
+    records = opera["records"]
+    judged = [ply for ply, record in enumerate(records) if record["judgement"] in ("mistake", "blunder")]
+    with emulated(browser, 1280, 900):
+        load(browser, opera["path"])
+        # the note's "board" in the move list
+        note = browser.find_element("css selector", '.moves .note a.to-board[data-ply="%d"]' % (judged[0] + 1))
+        assert note.get_attribute("href").endswith("#g1-ply-%d" % (judged[0] + 1))  # a link to the board, to copy
+        note.click()
+        wait_for_ply(browser, judged[0] + 1)
+        assert browser.execute_script("return window.location.hash") == "#g1-ply-%d" % (judged[0] + 1)
+        check_board_in_view(browser)
+        # a diagram's caption, far below the board
+        caption = browser.find_element("css selector", "figure#g1-d%d figcaption a" % judged[-1])
+        browser.execute_script("arguments[0].scrollIntoView()", caption)
+        assert box(browser, viewer(browser))["top"] < 0  # the board is (partly) out of sight
+        caption.click()
+        wait_for_ply(browser, judged[-1] + 1)
+        check_board_in_view(browser)
+        # the opening's name, to its position
+        opening = browser.find_element("css selector", "table.meta a.to-board")
+        opening.click()
+        ply = int(opening.get_attribute("data-ply"))
+        wait_for_ply(browser, ply)
+        assert viewer(browser).find_element("css selector", ".info .opening").text == \
+            browser.find_element("css selector", "table.meta .opening").text

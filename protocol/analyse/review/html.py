@@ -57,11 +57,12 @@ table.stats th:first-child, table.stats td:first-child { text-align: left; }
 .chart svg { width: 100%; height: auto; display: block; }
 .moves { font-size: 0.95em; }
 .moves .mv { display: inline-block; margin: 1px 6px 1px 0; white-space: nowrap; }
-.moves .mv small { color: #888; margin-left: 3px; }
-.moves .num { color: #888; }
+.moves .mv small { color: #666; margin-left: 3px; }
+.moves .num { color: #666; }
 .note { margin: 4px 0 6px 16px; padding: 3px 10px; border-left: 4px solid #ccc; background: #fafafa; }
 .note .line { color: #444; }
-.inaccuracy { color: #3d8fd1; } .mistake { color: #c98a00; } .blunder { color: #d64545; }
+/* text in the judgement's colour, darker than the chart's dots: readable (4.5:1) on white and hovered */
+.inaccuracy { color: #2463a0; } .mistake { color: #8f6200; } .blunder { color: #c0392b; }
 .note.inaccuracy { border-left-color: #3d8fd1; } .note.mistake { border-left-color: #e69f00; }
 .note.blunder { border-left-color: #d64545; } .note span.text { color: #222; }
 .mv.inaccuracy b, .mv.mistake b, .mv.blunder b { font-weight: 700; }

@@ -45,7 +45,7 @@ def piece_defs() -> str:
 STYLE = """
 .piece-defs { position: absolute; width: 0; height: 0; overflow: hidden; }
 .review { display: flex; flex-wrap: wrap; gap: 16px 22px; align-items: flex-start; margin: 14px 0 4px; }
-.viewer { flex: 0 1 424px; max-width: 100%; min-width: 0; outline: none; }
+.viewer { flex: 0 1 424px; max-width: 100%; min-width: 0; outline: none; scroll-margin-top: 8px; }
 .boardrow { display: flex; gap: 6px; }
 .viewer svg.board { flex: 1 1 auto; min-width: 0; width: 100%; height: auto; aspect-ratio: 1 / 1; display: block;
                     border-radius: 3px; box-shadow: 0 1px 4px rgba(0,0,0,.25); user-select: none; }
