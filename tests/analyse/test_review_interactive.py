@@ -5,11 +5,12 @@ headless; skipped, with the reason, where selenium, chromium or chromedriver is 
 The page is the Opera game's review at depth 3 with three lines per position (``--multipv
 3``; deterministic); the browser's answers are checked against the analysis records and
 python-chess's own replay of the game. The layout is checked at a desktop's size (1280×900)
-and on an emulated phone (390×844, touch, no hover), set per test through the DevTools
-protocol and reset after it.
+and on an emulated phone (390×844, touch, no hover), each in a tab of its own set up through
+the DevTools protocol (scripts/review_screenshots.py's ``emulated``, which takes the docs'
+screenshots the same way).
 """
 
-import contextlib
+import importlib.util
 import io
 import json
 import math
@@ -25,6 +26,8 @@ from engine.openings import opening_at
 from protocol.analyse.cli import main
 from protocol.analyse.review.html import numbered_line
 
+from png_helpers import png_summary
+from review_screenshots import DESKTOP, PHONE, emulated, find_browser, start_browser, wait_until_ready
 from sample_games import OPERA_GAME, OPERA_PLIES
 
 DEPTH = "3"
@@ -134,24 +137,7 @@ def test_the_data_holds_the_bar_the_lines_and_the_openings(opera):
 
 # --- in a browser ----------------------------------------------------------------------------------
 
-CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--window-size=1200,1600",
-                # a desktop's mouse: headless Chromium has no pointer, so (hover: hover) and
-                # (pointer: fine) would not match (Blink's HoverType 2 = hover, PointerType 4 = fine)
-                "--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4"]
-
-
-def _find(names):
-    for name in names:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-CHROMIUM = _find(["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"])
-CHROMEDRIVER = _find(["chromedriver"])
+CHROMIUM, CHROMEDRIVER = find_browser()
 
 
 # The browser tests below are left to CPython (the PyPy leg skips `one_interpreter`): Chromium
@@ -163,18 +149,15 @@ BROWSER_TEST = pytest.mark.one_interpreter
 
 @pytest.fixture(scope="module")
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+    """Headless Chromium through Selenium (scripts/review_screenshots.py starts it: a fresh
+    profile, Debian's chromedriver, a mouse that hovers)."""
+    pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
     if CHROMIUM is None:
         pytest.skip("Chromium is not installed (apt-get install -y chromium)")
     if CHROMEDRIVER is None:
         pytest.skip("chromedriver is not installed (apt-get install -y chromium-driver)")
-    from selenium.webdriver.chrome.service import Service
     profile = tempfile.mkdtemp(prefix="pruner-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in CHROME_FLAGS + ["--user-data-dir=%s" % profile]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)  # no driver download
+    driver = start_browser(CHROMIUM, CHROMEDRIVER, profile)
     try:
         yield driver
     finally:
@@ -183,10 +166,8 @@ def browser():
 
 
 def load(driver, path, fragment=""):
-    from selenium.webdriver.support.ui import WebDriverWait
     driver.get("file://%s%s" % (path, fragment))
-    WebDriverWait(driver, 20).until(
-        lambda d: d.find_element("css selector", "html").get_attribute("data-review-ready") == "1")
+    wait_until_ready(driver)
     errors = [entry for entry in _console(driver) if entry.get("level") == "SEVERE"]
     assert errors == []
 
@@ -200,6 +181,11 @@ def _console(driver):
 
 def viewer(driver):
     return driver.find_element("css selector", "#g1-viewer")
+
+
+def info(driver):
+    """What the page says of the selected position (beside or under the board)."""
+    return driver.find_element("css selector", "#game-1 .review .info")
 
 
 def wait_for_ply(driver, ply):
@@ -221,8 +207,7 @@ def check_board(driver, opera, ply):
     if record["best_uci"]:
         assert [arrow.get_attribute("data-uci") for arrow in arrows] == [record["best_uci"]]
         assert arrows[0].find_elements("css selector", "line") and arrows[0].find_elements("css selector", "polygon")
-        info = viewer(driver).find_element("css selector", ".info").text
-        assert "Engine: %s" % record["best_san"] in info
+        assert "Engine: %s" % record["best_san"] in info(driver).text
     else:
         assert arrows == []
 
@@ -238,13 +223,12 @@ def test_clicking_a_move_shows_the_board_after_it(browser, opera):
         check_board(browser, opera, ply)
         selected = browser.find_elements("css selector", ".review .moves .mv.sel")
         assert [element.get_attribute("data-after") for element in selected] == [str(ply)]
-    assert "Checkmate." in viewer(browser).find_element("css selector", ".info").text
+    assert "Checkmate." in info(browser).text
     # a judged move shows its judgement and the better move
     judged = next(ply for ply, record in enumerate(opera["records"]) if record["judgement"])
     browser.find_element("css selector", '#g1-m%d' % judged).click()
     wait_for_ply(browser, judged + 1)
-    info = viewer(browser).find_element("css selector", ".info").text
-    assert "Best was %s" % opera["records"][judged]["best_san"] in info
+    assert "Best was %s" % opera["records"][judged]["best_san"] in info(browser).text
 
 
 @BROWSER_TEST
@@ -312,25 +296,6 @@ def test_an_address_selects_a_move_and_the_board_flips(browser, opera):
 
 # --- the page's size, colours and new parts in a browser ------------------------------------------------
 
-@contextlib.contextmanager
-def emulated(driver, width, height, phone=False):
-    """The page at ``width``×``height`` CSS pixels in a tab of its own, as Chromium's device
-    mode shows it: a phone (a mobile viewport, touch: a coarse pointer that cannot hover) or a
-    desktop (the browser's mouse, ``CHROME_FLAGS``). The tab is closed afterwards: ending touch
-    emulation in a tab would not give it back its mouse."""
-    original = driver.current_window_handle
-    driver.switch_to.new_window("tab")
-    try:
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                               {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone})
-        if phone:
-            driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
-        yield
-    finally:
-        driver.close()
-        driver.switch_to.window(original)
-
-
 def box(driver, element):
     """``element``'s box in the viewport (CSS pixels): left, top, right, bottom, width, height."""
     return driver.execute_script(
@@ -372,10 +337,10 @@ def select_move(driver, ply):
 
 @BROWSER_TEST
 def test_the_page_fits_a_phone(browser, opera):
-    with emulated(browser, 390, 844, phone=True):
+    with emulated(browser, *PHONE, phone=True):
         load(browser, opera["path"])
         assert browser.execute_script("return [innerWidth, innerHeight, matchMedia('(hover: hover)').matches, "
-                                      "matchMedia('(pointer: coarse)').matches]") == [390, 844, False, True]
+                                      "matchMedia('(pointer: coarse)').matches]") == list(PHONE) + [False, True]
         check_no_sideways_scroll(browser)
         check_board_in_view(browser)  # the board comes first on a phone: in view as the page opens
         board = box(browser, viewer(browser).find_element("css selector", "svg.board"))
@@ -394,17 +359,20 @@ def test_the_page_fits_a_phone(browser, opera):
 
 @BROWSER_TEST
 def test_the_page_at_a_desktops_size(browser, opera):
-    with emulated(browser, 1280, 900):
+    with emulated(browser, *DESKTOP):
         load(browser, opera["path"])
-        assert browser.execute_script("return [innerWidth, innerHeight]") == [1280, 900]
+        assert browser.execute_script("return [innerWidth, innerHeight]") == list(DESKTOP)
         check_no_sideways_scroll(browser)
         check_board_in_view(browser)
         board = box(browser, viewer(browser).find_element("css selector", "svg.board"))
         bar = box(browser, viewer(browser).find_element("css selector", ".evalbar"))
-        moves = box(browser, browser.find_element("css selector", ".review .moves"))
+        text, moves = (box(browser, browser.find_element("css selector", ".review " + name)) for name in (".info", ".moves"))
         assert board["width"] == pytest.approx(400, abs=1) and board["height"] == pytest.approx(400, abs=1)
         assert bar["right"] <= board["left"] and bar["height"] == pytest.approx(board["height"], abs=1)  # beside it
-        assert moves["left"] >= board["right"] and moves["top"] == pytest.approx(board["top"], abs=1)
+        # beside the board: the position's text, and under it the move list down to the buttons' row
+        assert text["left"] >= board["right"] and text["top"] == pytest.approx(board["top"], abs=1)
+        assert moves["left"] == text["left"] and moves["top"] > text["bottom"] and moves["height"] > 150
+        assert moves["bottom"] == pytest.approx(box(browser, viewer(browser))["bottom"], abs=1)
 
 
 def rgb(colour):
@@ -439,7 +407,7 @@ def check_readable(driver, move):
 def test_a_hovered_selected_move_stays_readable(browser, opera):
     from selenium.webdriver.common.action_chains import ActionChains
     judged = next(ply for ply, record in enumerate(opera["records"]) if record["judgement"])
-    with emulated(browser, 1280, 900):  # a pointer that hovers
+    with emulated(browser, *DESKTOP):  # a pointer that hovers
         load(browser, opera["path"])
         for ply in (9, judged + 1):  # a plain move and a judged one (coloured, bold): selected, hovered
             select_move(browser, ply)
@@ -459,7 +427,7 @@ def test_a_hovered_selected_move_stays_readable(browser, opera):
 
 @BROWSER_TEST
 def test_no_hover_sticks_after_a_tap(browser, opera):
-    with emulated(browser, 390, 844, phone=True):
+    with emulated(browser, *PHONE, phone=True):
         load(browser, opera["path"])
         select_move(browser, 5)
         button = viewer(browser).find_element("css selector", 'button[data-go="next"]')
@@ -512,7 +480,7 @@ def test_several_engine_lines_at_a_move(browser, opera):
     for ply in (10, 21):
         select_move(browser, ply)
         record, board = opera["records"][ply], opera["boards"][ply]
-        items = viewer(browser).find_elements("css selector", ".info ol.lines li")
+        items = info(browser).find_elements("css selector", "ol.lines li")
         assert len(items) == len(record["lines"]) == LINES
         for item, line in zip(items, record["lines"]):
             assert item.get_attribute("data-uci") == line["move_uci"]
@@ -525,7 +493,7 @@ def test_several_engine_lines_at_a_move(browser, opera):
 def test_links_go_to_the_interactive_board(browser, opera):
     records = opera["records"]
     judged = [ply for ply, record in enumerate(records) if record["judgement"] in ("mistake", "blunder")]
-    with emulated(browser, 1280, 900):
+    with emulated(browser, *DESKTOP):
         load(browser, opera["path"])
         # the note's "board" in the move list
         note = browser.find_element("css selector", '.moves .note a.to-board[data-ply="%d"]' % (judged[0] + 1))
@@ -546,5 +514,22 @@ def test_links_go_to_the_interactive_board(browser, opera):
         opening.click()
         ply = int(opening.get_attribute("data-ply"))
         wait_for_ply(browser, ply)
-        assert viewer(browser).find_element("css selector", ".info .opening").text == \
+        assert info(browser).find_element("css selector", ".opening").text == \
             browser.find_element("css selector", "table.meta .opening").text
+
+
+@BROWSER_TEST
+def test_the_screenshot_script(browser, opera, tmp_path):
+    """scripts/review_screenshots.py (how the docs' pictures are taken): a desktop's and a
+    phone's screenshot at their sizes, not blank; an argument error before any browser starts."""
+    import review_screenshots
+    desktop, phone = tmp_path / "desktop.png", tmp_path / "phone.png"
+    assert review_screenshots.main([str(opera["path"]), "--select", "g1-ply-21", "--desktop", str(desktop),
+                                    "--phone", str(phone), "--colours", "64"]) == 0
+    reduced = importlib.util.find_spec("PIL") is not None  # the palette needs Pillow
+    for path, size in ((desktop, DESKTOP), (phone, PHONE)):
+        width, height, colours = png_summary(str(path))
+        assert (width, height) == size and colours > 20 and (colours <= 64 or not reduced)
+    with pytest.raises(SystemExit) as stopped:
+        review_screenshots.main([str(tmp_path / "missing.html"), "--phone", str(phone)])
+    assert stopped.value.code == 2

@@ -38,8 +38,8 @@ PLURALS = {"inaccuracy": "Inaccuracies", "mistake": "Mistakes", "blunder": "Blun
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
        color: #222; background: #f4f4f2; margin: 0; line-height: 1.45; }
-main { max-width: 1100px; margin: 0 auto; padding: 16px 24px 48px; }
-h1 { font-size: 1.6em; margin: 8px 0 4px; }
+main { max-width: 1100px; margin: 0 auto; padding: 10px 24px 48px; }
+h1 { font-size: 1.6em; margin: 4px 0 2px; }
 h2 { font-size: 1.3em; margin: 0 0 6px; }
 h3 { font-size: 1.05em; margin: 18px 0 6px; }
 .sub { color: #666; margin: 0 0 12px; }
@@ -52,7 +52,7 @@ table.meta td { padding: 1px 0; }
 table.stats { border-collapse: collapse; margin: 6px 0; font-size: 0.95em; }
 table.stats th, table.stats td { border-bottom: 1px solid #e4e4e4; padding: 3px 12px; text-align: right; }
 table.stats th { font-weight: normal; color: #666; }
-table.stats th b { color: #222; display: inline-block; max-width: 9em; overflow-wrap: anywhere; }
+table.stats th b { color: #222; display: inline-block; min-width: 5em; max-width: 9em; overflow-wrap: anywhere; }
 table.stats th:first-child, table.stats td:first-child { text-align: left; }
 .chart svg { width: 100%; height: auto; display: block; }
 .moves { font-size: 0.95em; }
@@ -74,6 +74,7 @@ figcaption { font-size: 0.88em; color: #333; margin-top: 4px; }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 5px; margin: 0 4px 0 10px; }
 .error { color: #b00; }
 a { color: #2a5db0; text-decoration: none; }
+table.meta a.to-board { white-space: nowrap; }
 nav ol { margin: 4px 0; }
 @media (max-width: 600px) {  /* a phone: the page's margins go to the board, which comes first */
   main { padding: 8px 8px 32px; }
@@ -186,7 +187,8 @@ def _game_section(review: GameReview) -> str:
         parts.append("</section>")
         return "\n".join(parts)
     parts.append('<div class="top">%s%s</div>' % (_meta_table(review), _stats_table(review)))
-    parts.append('<div class="review">%s%s</div>' % (_viewer(review), _move_list(review)))
+    parts.append('<div class="review">%s<div class="side">%s%s</div></div>' % (
+        _viewer(review), _INFO, _move_list(review)))
     parts.append('<h3>Evaluation</h3><div class="chart">%s</div>' % eval_chart_svg(review))
     parts.append(_legend())
     diagrams = [view for view in review.plies if view.judgement in DIAGRAM_JUDGEMENTS]
@@ -312,8 +314,8 @@ def _move_list(review: GameReview) -> str:
 
 
 def _viewer(review: GameReview) -> str:
-    """The interactive board's place: an empty board, the buttons and the text under it
-    (the page's script draws and fills them; ``interactive``)."""
+    """The interactive board's place: the evaluation bar, an empty board and the buttons (the
+    page's script draws them; ``interactive``)."""
     size = 8 * interactive.SQUARE
     buttons = "".join('<button type="button" data-go="%s" title="%s">%s</button>' % item for item in (
         ("first", "Start (Home)", "|&lt;"), ("previous", "Previous move (←)", "&lt;"),
@@ -322,9 +324,13 @@ def _viewer(review: GameReview) -> str:
             '<div class="boardrow"><div class="evalbar" data-white="" role="img" aria-label="evaluation">'
             '<div class="fill"></div></div>'
             '<svg class="board" viewBox="0 0 %d %d" role="img" aria-label="board"></svg></div>'
-            '<div class="controls">%s</div>'
-            '<div class="info"><p class="nojs">The board needs JavaScript; the diagrams below show the mistakes.</p>'
-            '</div></div>' % (review.index, size, size, buttons))
+            '<div class="controls">%s</div></div>' % (review.index, size, size, buttons))
+
+
+_INFO = ('<div class="info"><p class="nojs">The board needs JavaScript; the diagrams below show the mistakes.</p>'
+         '</div>')
+"""What the script says of the selected position (beside the board on a wide page, under it
+on a phone), above the move list."""
 
 
 def game_data(review: GameReview) -> dict:

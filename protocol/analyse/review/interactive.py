@@ -44,7 +44,7 @@ def piece_defs() -> str:
 
 STYLE = """
 .piece-defs { position: absolute; width: 0; height: 0; overflow: hidden; }
-.review { display: flex; flex-wrap: wrap; gap: 16px 22px; align-items: flex-start; margin: 14px 0 4px; }
+.review { display: flex; flex-wrap: wrap; gap: 12px 22px; margin: 14px 0 4px; }
 .viewer { flex: 0 1 424px; max-width: 100%; min-width: 0; outline: none; scroll-margin-top: 8px; }
 .boardrow { display: flex; gap: 6px; }
 .viewer svg.board { flex: 1 1 auto; min-width: 0; width: 100%; height: auto; aspect-ratio: 1 / 1; display: block;
@@ -56,10 +56,11 @@ STYLE = """
 .evalbar::after { content: ""; position: absolute; left: 0; right: 0; top: 50%; border-top: 2px solid #d64545;
                   opacity: .55; margin-top: -1px; }
 .evalbar.unknown .fill { opacity: .35; }
-.viewer .nojs { color: #888; }
+.info .nojs { color: #666; }
 .controls { display: flex; gap: 6px; margin: 8px 0 6px; }
 .controls button { flex: 1; font: inherit; font-size: 0.95em; padding: 3px 0; border: 1px solid #ccc;
                    border-radius: 4px; background: #fafafa; color: #222; cursor: pointer; min-width: 0; }
+.side { flex: 1 1 300px; min-width: 0; display: flex; flex-direction: column; gap: 8px; }
 .info { font-size: 0.93em; min-height: 6.5em; overflow-wrap: anywhere; }
 .info .now { font-weight: 600; }
 .info .now small { font-weight: normal; color: #666; margin-left: 6px; }
@@ -69,7 +70,9 @@ STYLE = """
 .info ol.lines { margin: 2px 0 0; padding: 0; list-style: none; }
 .info ol.lines li { padding: 1px 0; border-top: 1px solid #eee; }
 .info ol.lines .score { display: inline-block; min-width: 3.4em; }
-.review .moves { flex: 1 1 300px; min-width: 0; max-height: 486px; overflow-y: auto; position: relative;
+/* Beside the board the move list takes the height the position's text leaves (at least 10em);
+   the board's column sets the row's height unless the text alone is taller. */
+.review .moves { flex: 1 1 0; min-height: 10em; overflow-y: auto; position: relative;
                  border: 1px solid #e4e4e4; border-radius: 6px; padding: 6px 10px; background: #fcfcfb; }
 .mv[data-after] { cursor: pointer; border-radius: 3px; padding: 0 2px; }
 /* Hover only where a pointer hovers: on a touch screen the hover state sticks to the last
@@ -85,7 +88,7 @@ STYLE = """
 @media (max-width: 600px) {
   .evalbar { width: 12px; }
   .boardrow { gap: 4px; }
-  .review .moves { max-height: 60vh; }
+  .review .moves { flex: none; max-height: 60vh; }
 }
 """
 
@@ -265,7 +268,7 @@ SCRIPT = r"""
     var data = JSON.parse(section.querySelector("script.review-data").textContent);
     var game = {index: data.index, positions: data.positions, ply: 0, flipped: false, section: section,
                 viewer: section.querySelector(".viewer"), board: section.querySelector(".viewer svg.board"),
-                info: section.querySelector(".viewer .info"), moves: section.querySelector(".review .moves"),
+                info: section.querySelector(".review .info"), moves: section.querySelector(".review .moves"),
                 bar: section.querySelector(".viewer .evalbar"), barFill: section.querySelector(".viewer .evalbar .fill"),
                 chart: section.querySelector("svg.eval-chart")};
     if (game.chart) {
@@ -314,7 +317,7 @@ SCRIPT = r"""
       }
     });
     section.addEventListener("mousedown", function () { active = game; });
-    var nojs = section.querySelector(".viewer .nojs");
+    var nojs = section.querySelector(".review .nojs");
     if (nojs) {
       nojs.parentNode.removeChild(nojs);
     }

@@ -292,7 +292,8 @@ def build_review(index: int, task: Task, result: TaskResult, limits: str) -> Rev
     for ply, move in enumerate(game.mainline_moves()):
         plies.append(PlyView(ply, board.copy(), move, board.san(move), records.get(ply)))
         board.push(move)
-    headers = {key: value for key, value in game.headers.items() if value not in ("", "?", "????.??.??")}
+    # PGN's placeholders: "?" unknown, "-" not applicable (lichess's Round), "????.??.??" no date
+    headers = {key: value for key, value in game.headers.items() if value not in ("", "?", "-", "????.??.??")}
     opening = classify(start, (view.move for view in plies))
     return GameReview(index, task.source, headers, start, plies, records, limits, result.error, opening)
 
