@@ -91,14 +91,14 @@ def opening_at(board: chess.Board) -> Optional[Opening]:
     return table().get(board.epd())
 
 
-def classify(start: chess.Board, moves: Iterable[chess.Move], max_plies: int = MAX_PLIES) -> Optional[Tuple[int, Opening]]:
+def classify(start: chess.Board, moves: Iterable[chess.Move],
+             max_plies: int = MAX_PLIES) -> Optional[Tuple[int, Opening]]:
     """``(plies played, Opening)`` of the last named position among the game's first
-    ``max_plies`` positions after ``start`` (``start`` itself counts when it is not the standard
-    start, e.g. a game from a set-up opening position); None when no position is named."""
+    ``max_plies`` positions after ``start``; None when no position is named. ``start`` itself
+    counts (a game set up from an opening position gets its name; the standard start has none)."""
     board = start.copy(stack=False)
-    found = None
-    if board.epd() in table():
-        found = (0, table()[board.epd()])
+    opening = opening_at(board)
+    found = (0, opening) if opening is not None else None
     for ply, move in enumerate(moves, 1):
         if ply > max_plies:
             break

@@ -91,7 +91,8 @@ def reduce_colours(path: str, colours: int) -> bool:
         return False
     with Image.open(path) as image:
         # octree keeps the few saturated colours (arrows, judgements) that median cut merges into grey
-        reduced = image.convert("RGB").quantize(colors=colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+        reduced = image.convert("RGB").quantize(colors=colours, method=Image.Quantize.FASTOCTREE,
+                                                dither=Image.Dither.NONE)
     reduced.save(path, optimize=True)
     return True
 

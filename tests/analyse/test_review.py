@@ -246,7 +246,8 @@ def test_the_opening_is_named_on_the_page_and_in_the_pgn(tmp_path):
         board = game.board()
         for move in list(game.mainline_moves())[:ply - 1]:
             board.push(move)
-        assert html.unescape(row.group(5)) == board.variation_san([list(game.mainline_moves())[ply - 1]]).replace("...", "... ")
+        reached_by = board.variation_san([list(game.mainline_moves())[ply - 1]]).replace("...", "... ")
+        assert html.unescape(row.group(5)) == reached_by
         headers = written[index - 1].headers
         if "ECO" in game.headers:  # its own tags stay, and the page shows them too
             assert (headers["ECO"], headers["Opening"]) == (game.headers["ECO"], game.headers["Opening"])

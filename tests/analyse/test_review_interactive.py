@@ -323,7 +323,8 @@ def check_board_in_view(driver):
     assert len(parts) == 7
     for part in parts:
         rect = box(driver, part)
-        inside = -0.5 <= rect["left"] and rect["right"] <= width + 0.5 and -0.5 <= rect["top"] and rect["bottom"] <= height + 0.5
+        inside = (-0.5 <= rect["left"] and rect["right"] <= width + 0.5
+                  and -0.5 <= rect["top"] and rect["bottom"] <= height + 0.5)
         assert inside, \
             (part.get_attribute("class") or part.text, rect, width, height)
         assert rect["width"] > 10 and rect["height"] > 10
