@@ -11,9 +11,13 @@ as Stockfish ranks them (``Tablebases::root_probe``): every move that wins withi
 fifty-move budget ranks the same until a position has repeated, then only the fastest
 zeroing wins rank first, so a won ending is converted instead of drawn by the fifty-move rule.
 
-A table file that cannot be read (truncated, wrong size, not a Syzygy file, or garbage inside
-a valid header, which python-chess meets only when it decodes a position) is left out with a
-message in ``problems``, once; the search goes on without it.
+Table files are opened through ``engine.datafile``: only regular files (a FIFO or a device
+named like a table is never opened), each mapped once when the tables are loaded and kept
+mapped (python-chess would re-open a file by its path later). A table file that cannot be read
+(truncated, wrong size, not a Syzygy file, or garbage inside a valid header, which
+python-chess meets only when it decodes a position), or one modified on disk after loading
+(checked before every probe of it), is left out with a message in ``problems``, once; the
+search goes on without it.
 """
 
 import os
@@ -22,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import chess
 import chess.syzygy
 
+from engine.datafile import MappedFile, UnusableFile, regular_file
 from engine.types import TB_WIN
 
 MAX_DTZ = 1 << 18
@@ -86,11 +91,12 @@ class Tablebases:
         Unix, ``;`` on Windows). Each file is opened once: one that cannot be read is left
         out with a message in ``problems``. Raises ``OSError`` or ``ValueError`` when no
         table can be used."""
-        tables = chess.syzygy.Tablebase()
+        tables = chess.syzygy.Tablebase(max_fds=None)  # never closed and re-opened by path
         loaded = 0
+        problems: List[str] = []
         for directory in filter(None, path.split(os.pathsep)):
-            loaded += tables.add_directory(directory)
-        problems = _drop_unreadable(tables)
+            loaded += _add_directory(tables, directory, problems)
+        problems += _drop_unreadable(tables)
         names = list(tables.wdl)
         if not loaded or not names:
             reason = "; ".join(problems) if problems else "no Syzygy tables found"
@@ -192,9 +198,71 @@ class Tablebases:
         return ranked
 
 
+class _MappedTable:
+    """Mixin for python-chess's tables: the file is mapped through ``engine.datafile`` (a
+    regular file, opened without blocking) and checked for changes on disk before every probe.
+    python-chess calls ``init_mmap`` at the start of each probe of the table."""
+
+    path: str
+    data: Optional[object]
+    mapped: Optional[MappedFile] = None
+
+    def init_mmap(self) -> None:
+        if self.data is not None and self.mapped is not None:
+            self.mapped.check()  # raises FileChanged: the probe fails and the table is left out
+            return
+        self.mapped = MappedFile.open(self.path, accept_size=_check_table_size)
+        self.data = self.mapped.data
+
+
+class _WdlTable(_MappedTable, chess.syzygy.WdlTable):
+    """A WDL table (``.rtbw``) read through ``_MappedTable``."""
+
+
+class _DtzTable(_MappedTable, chess.syzygy.DtzTable):
+    """A DTZ table (``.rtbz``) read through ``_MappedTable``."""
+
+
+_TABLE_KINDS = {".rtbw": ("wdl", _WdlTable), ".rtbz": ("dtz", _DtzTable)}
+
+
+def _check_table_size(size: int) -> None:
+    if size % 64 != 16:  # python-chess's own check, made here since the mapping is made here
+        raise UnusableFile("invalid size %d bytes (not a Syzygy file, or truncated)" % size)
+
+
+def _add_directory(tables: chess.syzygy.Tablebase, directory: str, problems: List[str]) -> int:
+    """Register the table files of ``directory`` (python-chess's ``add_directory`` with our
+    table classes); a file named like a table that is not a regular file (a FIFO, a directory)
+    is never opened and gets a message in ``problems``. The number of tables registered;
+    raises ``OSError`` when ``directory`` cannot be listed."""
+    directory = os.path.abspath(directory)
+    found = 0
+    for name in sorted(os.listdir(directory)):
+        tablename, extension = os.path.splitext(name)
+        kind = _TABLE_KINDS.get(extension)
+        if kind is None or not chess.syzygy.is_tablename(tablename):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            regular_file(path)
+        except OSError as exc:
+            problems.append("Syzygy table %s left out: %s" % (name, _describe(exc)))
+            continue
+        registry, table_class = getattr(tables, kind[0]), kind[1]
+        table = table_class(path)
+        old = registry.get(table.key)
+        if old is not None:  # the same table in an earlier directory: the later one is used
+            old.close()
+        registry[table.key] = registry[table.mirrored_key] = table
+        found += 1
+    return found
+
+
 def _drop_unreadable(tables: chess.syzygy.Tablebase) -> List[str]:
-    """Open every table of ``tables`` once and remove those that cannot be read (python-chess
-    checks the size and the magic number when it maps a file); one message per file."""
+    """Map and read the header of every table of ``tables`` once and remove those that cannot be
+    read (size and magic number checked, piece lists matched to the file name); one message
+    per file. The tables kept stay mapped."""
     problems = []
     for registry, init in ((tables.wdl, "init_table_wdl"), (tables.dtz, "init_table_dtz")):
         seen: Dict[int, str] = {}
@@ -211,7 +279,6 @@ def _drop_unreadable(tables: chess.syzygy.Tablebase) -> List[str]:
                 seen[id(table)] = str(exc)
                 problems.append("Syzygy table %s left out: %s" % (os.path.basename(table.path), _describe(exc)))
                 del registry[key]
-            finally:
                 table.close()
     return problems
 

@@ -25,3 +25,14 @@ def engine_command() -> List[str]:
 def repo_root() -> str:
     """Repository root: the working directory of engine processes."""
     return REPO_ROOT
+
+
+@pytest.fixture
+def uci_after_handshake(engine_command, repo_root):
+    """The engine process driven with pexpect (tests/uci_process.py), after ``uci``/``uciok``;
+    killed at the end of the test."""
+    from uci_process import Uci
+    process = Uci(engine_command, repo_root)
+    process.handshake()
+    yield process
+    process.close()

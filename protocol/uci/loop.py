@@ -486,6 +486,7 @@ class UciLoop:
         except Exception as exc:  # a damaged book must not cost the move: search instead
             self._internal(exc, "book")
             return None
+        self._report_problems(book)  # a book changed on disk is left out: said once
         self._debug("book: %s" % (board.uci(move) if move is not None else "no move, searching"))
         return move
 

@@ -29,6 +29,9 @@ Load = Callable[[Any], Any]
 """``load(value)``: the object a value stands for (an open book, tablebases), None for an
 empty value; raises ``OSError``/``ValueError`` when it cannot be loaded."""
 
+PATH_MAX = 4096
+"""Longest path a file option's error message repeats whole (Linux's ``PATH_MAX``)."""
+
 Note = Callable[[Any], Optional[str]]
 """``note(value)``: a line to show the user about a value just set (``info string``), or None."""
 
@@ -266,7 +269,9 @@ class Options:
             try:
                 self._loaded[key] = option.load(value)
             except (OSError, ValueError) as exc:
-                raise OptionError("option %s: cannot load %s: %s" % (option.name, quote(value), exc)) from None
+                # The whole path (up to PATH_MAX), so that the message names the file.
+                raise OptionError("option %s: cannot load %s: %s"
+                                  % (option.name, quote(value, PATH_MAX), exc)) from None
         if option.kind != "button":
             self._values[key] = value
         return option
