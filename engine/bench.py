@@ -5,6 +5,7 @@ interpreter and machine alike); nodes/second is the speed figure.
 """
 
 import platform
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -52,6 +53,8 @@ class BenchResult:
     """Total nodes over all positions: the signature."""
     seconds: float
     """Wall time of the searches."""
+    stopped: bool = False
+    """The ``stop`` event ended the run early: ``nodes`` is no signature."""
 
     @property
     def nps(self) -> int:
@@ -60,9 +63,11 @@ class BenchResult:
 
 
 def run(depth: Optional[int] = None, on_position: Optional[Callable[[int, str, int], None]] = None,
-        hash_mb: int = 16, params: Optional[SearchParams] = None) -> BenchResult:
+        hash_mb: int = 16, params: Optional[SearchParams] = None,
+        stop: Optional[threading.Event] = None) -> BenchResult:
     """Search every bench position to ``depth`` with fresh tables; ``on_position(i, fen, nodes)``.
-    ``params``: the search's parameters (default: ``SearchParams()``, the engine's search)."""
+    ``params``: the search's parameters (default: ``SearchParams()``, the engine's search).
+    ``stop``: setting it ends the run within the current search (``stopped`` in the result)."""
     depth = depth or DEFAULT_DEPTH
     total = 0
     elapsed = 0.0
@@ -70,23 +75,28 @@ def run(depth: Optional[int] = None, on_position: Optional[Callable[[int, str, i
         searcher = Searcher(hash_mb, params)
         board = chess.Board(fen)
         start = time.perf_counter()
-        result = searcher.search(board, Limits(depth=depth))
+        result = searcher.search(board, Limits(depth=depth), stop=stop)
         elapsed += time.perf_counter() - start
         total += result.nodes
+        if stop is not None and stop.is_set():
+            return BenchResult(total, elapsed, stopped=True)
         if on_position is not None:
             on_position(i, fen, result.nodes)
     return BenchResult(total, elapsed)
 
 
-def report(depth: Optional[int], emit: Callable[[str], None]) -> BenchResult:
+def report(depth: Optional[int], emit: Callable[[str], None], stop: Optional[threading.Event] = None) -> BenchResult:
     """``bench [depth]`` as ``pruner bench`` and the UCI ``bench`` command print it: one line
-    per position through ``emit``, then the node signature and the speed (Stockfish's layout)."""
+    per position through ``emit``, then the node signature and the speed (Stockfish's layout).
+    Stopped early (``stop``), it prints no totals: a partial count is no signature."""
     depth = depth or DEFAULT_DEPTH
 
     def on_position(index: int, fen: str, nodes: int) -> None:
         emit("Position %d/%d: %d nodes  %s" % (index, len(POSITIONS), nodes, fen))
 
-    result = run(depth, on_position=on_position)
+    result = run(depth, on_position=on_position, stop=stop)
+    if result.stopped:
+        return result
     emit("===========================")
     emit("Depth: %d" % depth)
     emit("Total time (ms): %d" % int(result.seconds * 1000))

@@ -9,6 +9,12 @@ Threads and who owns what:
   ``Searcher``: commands that would touch the searcher (``ucinewgame``, ``Hash``,
   ``Clear Hash``, ``Move Overhead``, ``Threads``) are queued and applied by the search thread
   right after its ``bestmove`` (or by the main thread at once when no search runs).
+* ``go perft`` and ``bench`` run on a task thread of their own (never beside a search), so
+  that the main thread still answers ``isready`` and ``stop``/``quit`` end them. Every other
+  command is held and run in order when the task ends, as Stockfish runs commands after its
+  perft (a script's ``go perft 5`` then ``go perft 4`` prints both counts); an ``isready``
+  behind held commands is held with them, so ``readyok`` still means they are done. The task
+  thread calls ``on_idle`` when it ends, and ``serve`` then runs the held commands.
 * ``Writer`` is the only code that writes to stdout: one lock, one flushed write per line.
 
 A ``go`` answered from the opening book (``OwnBook``) prints ``bestmove`` at once from the
@@ -18,7 +24,9 @@ the best move by the strength model's choice before printing it.
 ``bestmove`` hand-off: the search thread stores its result and prints ``bestmove`` unless
 the search is held (``go infinite``, or ``go ponder`` before ``ponderhit``); ``stop``/
 ``ponderhit`` release it. Both sides decide under one lock, and an ``emitted`` flag makes
-sure each ``go`` gets exactly one ``bestmove`` (none at all after ``quit``).
+sure each ``go`` gets exactly one ``bestmove``. ``quit`` stops a search like ``stop`` (its
+``bestmove`` is printed, as Stockfish prints it) before the engine exits; only Ctrl-C, SIGTERM
+and a closed output end it without one.
 """
 
 import os
@@ -28,9 +36,10 @@ import signal
 import sys
 import threading
 import traceback
+from collections import deque
 from dataclasses import replace
 from functools import partial
-from typing import Any, Callable, List, Optional, Set, Tuple
+from typing import Any, Callable, Deque, List, Optional, Set, Tuple
 
 import chess
 
@@ -49,11 +58,15 @@ MAX_LINE_BYTES = 4 << 20
 ``position ... moves`` line of the longest possible game is under 100 kB."""
 
 QUIT_JOIN_SECONDS = 2.0
-"""How long ``quit`` waits for a stopped search thread (it is a daemon: exit happens anyway)."""
+"""How long ``quit`` waits for a stopped search or task thread (a daemon: exit happens anyway)."""
+
+ANSWERED_DURING_TASKS = frozenset(["isready", "stop", "quit"])
+"""Commands run at once while ``go perft`` or ``bench`` runs; the others are held until it ends."""
 
 _EOF = object()
 _BROKEN = object()
 _TOO_LONG = object()
+_IDLE = object()
 
 
 class Writer:
@@ -205,12 +218,42 @@ class _Search:
         self.last_info_nodes = -1
 
 
+class _Task:
+    """A ``go perft`` or ``bench`` on its own thread; ``stop`` ends it early."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.stop = threading.Event()
+        self.silent = False
+        """``quit`` or a signal came: print nothing more."""
+        self.thread: Optional[threading.Thread] = None
+        self.done = threading.Event()
+        """Set by the task thread after its last line, before it wakes the loop (``on_idle``):
+        from then on the held commands may run, though the thread may still be alive."""
+
+    def running(self) -> bool:
+        return self.thread is not None and not self.done.is_set()
+
+
+def _join_unless_output_lost(thread: threading.Thread, stop: threading.Event, writer: "Writer") -> None:
+    """Wait for ``thread`` to end; set ``stop`` if the output is lost meanwhile (nobody would
+    read the rest, and the loop cannot see the loss while it waits here)."""
+    while thread.is_alive():
+        thread.join(0.05)
+        if writer.broken:
+            stop.set()
+
+
 class UciLoop:
     """Runs UCI commands: ``handle_line`` for each input line, ``shutdown`` at the end."""
 
     def __init__(self, writer: Writer, searcher_factory: Optional[Callable[[int], Any]] = None,
-                 options: Optional[Options] = None, rng: Optional[random.Random] = None) -> None:
+                 options: Optional[Options] = None, rng: Optional[random.Random] = None,
+                 on_idle: Optional[Callable[[], None]] = None) -> None:
         self.writer = writer
+        self.on_idle = on_idle
+        """Called by a perft or bench thread when it ends, so that the caller runs ``run_held``
+        (``serve`` wakes its loop with it; in-process tests call ``wait_idle`` instead)."""
         self.options = options if options is not None else Options()
         self.board = chess.Board()
         """Position of the next ``go``; replaced (never mutated) by ``position``."""
@@ -225,6 +268,12 @@ class UciLoop:
         self._factory = searcher_factory or _default_searcher
         self._searcher: Any = None
         self._search: Optional[_Search] = None
+        self._task: Optional[_Task] = None
+        """The running or last ``go perft``/``bench`` (main thread only)."""
+        self._held: Deque[Tuple[Command, str]] = deque()
+        """Commands that came while a perft or bench ran, in order (main thread only)."""
+        self._quitting = False
+        """``quit`` came: the held commands run, but no perft or bench starts any more."""
         self._lock = threading.Lock()
         self._searching = False
         """A search thread owns the searcher (guarded by ``_lock``)."""
@@ -257,11 +306,34 @@ class UciLoop:
             self.writer.send("info string debug: " + message)
 
     def handle_line(self, line: str) -> bool:
-        """Run one input line; False after ``quit``. Never raises: errors become ``info string``."""
+        """Run one input line (or hold it while a perft or bench runs); False after ``quit``.
+        Never raises: errors become ``info string``."""
+        if not self.run_held():
+            return False
         try:
             command = parse_command(line)
-            if command is None:
-                return True
+        except Exception as exc:  # a bug in the parser must not kill the engine
+            self._internal(exc)
+            return True
+        if command is None:
+            return True
+        if self._task_running() and (command.name not in ANSWERED_DURING_TASKS
+                                     or (command.name == "isready" and self._held)):
+            self._held.append((command, line))
+            return True
+        return self._run(command, line)
+
+    def run_held(self) -> bool:
+        """Run the commands held while a perft or bench ran, in order, until one starts another
+        (the rest stay held); False after ``quit``."""
+        while self._held and not self._task_running():
+            command, line = self._held.popleft()
+            if not self._run(command, line):
+                return False
+        return True
+
+    def _run(self, command: Command, line: str) -> bool:
+        try:
             if command.name is None:
                 self.error("unknown command %s" % quote(line.strip()))
                 return True
@@ -275,7 +347,10 @@ class UciLoop:
         return True
 
     def shutdown(self) -> None:
-        """Stop any search without printing its ``bestmove`` and wait briefly for its thread."""
+        """Stop any search without printing its ``bestmove`` (and any perft or bench, dropping
+        the commands held behind it) and wait briefly for their threads."""
+        self._held.clear()
+        self._stop_task(silent=True)
         search = self._search
         with self._lock:
             self._pending.clear()
@@ -293,12 +368,16 @@ class UciLoop:
                 traceback.print_exc(file=sys.stderr)
 
     def wait_idle(self, timeout: Optional[float] = None) -> bool:
-        """Wait for the running search thread to end (for in-process tests); True if idle."""
-        search = self._search
-        if search is not None and search.thread is not None:
-            search.thread.join(timeout)
-            return not search.thread.is_alive()
-        return True
+        """Wait for the running search, perft or bench thread to end and run the commands held
+        behind a perft or bench (for in-process tests); True if idle."""
+        while True:
+            for work in (self._task, self._search):
+                if work is not None and work.thread is not None:
+                    work.thread.join(timeout)
+                    if work.thread.is_alive():
+                        return False
+            if not self._held or not self.run_held():
+                return True
 
     # -- the searcher and deferred actions ----------------------------------------------------
 
@@ -491,6 +570,7 @@ class UciLoop:
         return move
 
     def _stop(self, command: Command) -> None:
+        self._stop_task()
         search = self._search
         if search is not None:
             search.stop.set()
@@ -507,24 +587,20 @@ class UciLoop:
         self._release(search, hold=search.limits.infinite)
 
     def _quit(self, command: Command) -> bool:
+        """Stop a perft or bench; run the commands held behind it (without starting another
+        perft or bench: every ``go`` before ``quit`` still gets its ``bestmove``); stop a
+        search and let it print its ``bestmove`` (as Stockfish's ``quit`` does); then exit."""
+        self._quitting = True
+        self._stop_task(silent=True)
+        self.run_held()
+        search = self._search
+        if search is not None:
+            search.stop.set()
+            self._release(search, hold=False)
+            if search.thread is not None:
+                search.thread.join(QUIT_JOIN_SECONDS)
         self.shutdown()
         return False
-
-    def _perft(self, command: Command) -> None:
-        """``go perft N``: the per-move split and the total, as Stockfish prints them (no
-        ``bestmove``; like Stockfish, the loop waits for it)."""
-        depth = parse_perft(command.args)
-        if self.position_refused is not None:
-            raise UciError("go perft: no position, the last position command was refused")
-        self._end_search()
-        from engine.perft import perft_divide
-        board = self.board
-        split = perft_divide(board, depth)
-        for move, count in split:
-            self.send("%s: %d" % (board.uci(move), count))
-        self.send("")
-        self.send("Nodes searched: %d" % sum(count for _, count in split))
-        self.send("")
 
     def _show_board(self, command: Command) -> None:
         """``d``: the board, its FEN, its Polyglot key and the checking pieces (as Stockfish)."""
@@ -541,21 +617,51 @@ class UciLoop:
 
     def finish_at_end_of_input(self) -> None:
         """Input ended: a search bounded by depth, nodes or a clock runs to its end and
-        prints its ``bestmove`` (a script that pipes ``go depth 6`` gets depth 6); an
-        ``infinite``/``ponder`` search, or ``go mate N`` alone (endless where there is no
-        mate), is stopped and prints its ``bestmove`` at once.
-        Stockfish stops every search at end of input (often before depth 1: ``bestmove
-        a2a3``); a closed output stops the search too."""
+        prints its ``bestmove`` (a script that pipes ``go depth 6`` gets depth 6), and so do
+        ``go perft`` and ``bench``; an ``infinite``/``ponder`` search, or ``go mate N`` alone
+        (endless where there is no mate), is stopped and prints its ``bestmove`` at once, as
+        after ``quit``. Stockfish stops every search at end of input (often before depth 1:
+        ``bestmove a2a3``); a closed output stops the search too."""
+        while True:
+            task = self._task
+            if task is not None and task.thread is not None:
+                _join_unless_output_lost(task.thread, task.stop, self.writer)
+            if not self._held or not self.run_held():
+                break
         search = self._search
         if search is None or search.thread is None:
             return
         if search.hold or not ends_in_finite_time(search.limits):
             self._end_search()
             return
-        while search.thread.is_alive():
-            search.thread.join(0.05)
-            if self.writer.broken:
-                search.stop.set()
+        _join_unless_output_lost(search.thread, search.stop, self.writer)
+
+    # -- perft and bench ------------------------------------------------------------------------
+
+    def _perft(self, command: Command) -> None:
+        """``go perft N``: the count below each move as it is done, then the total, as Stockfish
+        prints them (no ``bestmove``). Runs on a task thread: ``stop`` ends it without a total."""
+        depth = parse_perft(command.args)
+        if self.position_refused is not None:
+            raise UciError("go perft: no position, the last position command was refused")
+        self._end_search()
+        self._start_task("perft", self._run_perft, self.board, depth)
+
+    def _run_perft(self, task: _Task, board: chess.Board, depth: int) -> None:
+        from engine.perft import PerftStopped, perft_divide
+        total = counted = 0
+        try:
+            for move, count in perft_divide(board, depth, stop=task.stop):
+                self._task_send(task, "%s: %d" % (board.uci(move), count))
+                total += count
+                counted += 1
+        except PerftStopped:
+            self._task_send(task, "info string perft stopped: %d of %d moves counted, no total"
+                            % (counted, board.legal_moves.count()))
+            return
+        self._task_send(task, "")
+        self._task_send(task, "Nodes searched: %d" % total)
+        self._task_send(task, "")
 
     def _bench(self, command: Command) -> None:
         search = self._search
@@ -571,8 +677,54 @@ class UciLoop:
                 raise UciError("bench: depth must be an integer, got %s" % quote(command.args[0])) from None
             if depth < 1:
                 raise UciError("bench: depth must be at least 1")
+        self._start_task("bench", self._run_bench, depth)
+
+    def _run_bench(self, task: _Task, depth: Optional[int]) -> None:
         from engine import bench  # on first use, like the search modules
-        bench.report(depth, self.send)
+        result = bench.report(depth, partial(self._task_send, task), stop=task.stop)
+        if result.stopped:
+            self._task_send(task, "info string bench stopped: no totals (a partial count is no signature)")
+
+    def _start_task(self, name: str, body: Callable[..., None], *args: Any) -> None:
+        """Run ``body(task, *args)`` on a task thread (the caller made sure none runs); after
+        ``quit``, do nothing."""
+        if self._quitting:
+            return
+        task = _Task(name)
+
+        def run() -> None:
+            try:
+                body(task, *args)
+            except Exception as exc:  # a bug must not pass silently, nor kill the engine
+                if not task.silent:
+                    self._internal(exc, name)
+            task.done.set()
+            if self.on_idle is not None and threading.current_thread() is task.thread:
+                self.on_idle()  # the held commands can run now
+
+        self._task = task
+        task.thread = threading.Thread(target=run, name="pruner-" + name, daemon=True)
+        try:
+            task.thread.start()
+        except RuntimeError:  # no thread available: run it here, as before there were tasks
+            task.thread = None
+            run()
+
+    def _task_send(self, task: _Task, line: str) -> None:
+        if not task.silent:
+            self.send(line)
+
+    def _task_running(self) -> bool:
+        return self._task is not None and self._task.running()
+
+    def _stop_task(self, silent: bool = False) -> None:
+        """``stop``/``quit``: end a running perft or bench (``silent``: without its last lines)."""
+        task = self._task
+        if task is None or not task.running():
+            return
+        task.silent = task.silent or silent
+        task.stop.set()
+        task.thread.join(QUIT_JOIN_SECONDS if silent else None)
 
     # -- the search thread --------------------------------------------------------------------
 
@@ -720,7 +872,7 @@ def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[
     """
     events: "queue.Queue[Any]" = queue.Queue()
     writer = Writer(fd_writer(out_fd), on_broken=lambda: events.put(_BROKEN))
-    loop = UciLoop(writer, searcher_factory)
+    loop = UciLoop(writer, searcher_factory, on_idle=lambda: events.put(_IDLE))
     # The reader is a daemon reading the raw descriptor: at exit it may still sit in os.read,
     # which holds no Python-level lock (a blocked sys.stdin.readline would).
     reader = threading.Thread(target=read_lines, args=(partial(os.read, in_fd), events.put),
@@ -741,6 +893,10 @@ def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[
                 break
             if item is _TOO_LONG:
                 loop.error("input line longer than %d bytes ignored" % MAX_LINE_BYTES)
+                continue
+            if item is _IDLE:
+                if not loop.run_held():
+                    break
                 continue
             if not loop.handle_line(item):
                 break

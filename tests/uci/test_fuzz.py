@@ -5,7 +5,7 @@ control characters, truncated lines, unknown words), interleaved ``go``/``stop``
 ``ponderhit``/``quit``. Invariants, checked on every stream:
 
 * no exception escapes ``handle_line`` and no ``info string error: internal`` is printed;
-* exactly one ``bestmove`` per ``go`` (at most one after ``quit``), in order, each legal for
+* exactly one ``bestmove`` per ``go`` (``quit`` too stops a search with one), in order, each legal for
   the position of its ``go`` (its ponder move legal after it), ``(none)`` only without moves,
   ``0000`` exactly when the last ``position`` was refused (no ``bestmove`` for ``go perft``);
 * one ``readyok`` per ``isready``;
@@ -245,13 +245,10 @@ def position_of_go(loop: UciLoop) -> Optional[chess.Board]:
     return board
 
 
-def check_bestmoves(bestmoves: List[str], boards: List[chess.Board], quitted: bool) -> None:
+def check_bestmoves(bestmoves: List[str], boards: List[chess.Board]) -> None:
     """The i-th ``bestmove`` answers the i-th ``go``: legal there, ponder legal after it.
     The move text must be exactly the board's own notation (``e1g1``, or ``e1h1`` in Chess960)."""
-    if quitted:
-        assert len(bestmoves) <= len(boards), (bestmoves, len(boards))
-    else:
-        assert len(bestmoves) == len(boards), (bestmoves, len(boards))
+    assert len(bestmoves) == len(boards), (bestmoves, len(boards))  # quit answers a running search too
     for line, board in zip(bestmoves, boards):
         words = line.split()
         assert words[0] == "bestmove" and len(words) in (2, 4), line
@@ -294,6 +291,10 @@ def run_stream(lines: List[str], factory) -> None:
             assert result is True, line
             if name == "isready":
                 isready += 1
+            if name == "go" and command.args[:1] == ["perft"]:
+                # The lines after a perft are held until it ends (test_hardening tests that):
+                # wait for it here, so that each line's effect is checked as it comes.
+                assert loop.wait_idle(WAIT)
             if name == "go" and command.args[:1] != ["perft"]:
                 if expected is not None:
                     assert loop._search is not search_before, "go started no search: %r" % line
@@ -314,7 +315,7 @@ def run_stream(lines: List[str], factory) -> None:
         assert is_engine_line(text), text
         assert "\r" not in text and "\u2028" not in text and "\x85" not in text, repr(text)
         assert not text.startswith("info string error: internal"), (text, lines)
-    check_bestmoves([text for text in printed if text.startswith("bestmove ")], boards, quitted)
+    check_bestmoves([text for text in printed if text.startswith("bestmove ")], boards)
     if not quitted:
         assert sum(text == "readyok" for text in printed) == isready
         assert printed[-1] == "readyok"
@@ -396,6 +397,8 @@ def model(data: bytes) -> Tuple[List[chess.Board], int, bool]:
                 isready += 1
             elif name == "go" and command.args[:1] != ["perft"]:  # go perft prints no bestmove
                 boards.append(expected)
+            elif name == "go":
+                loop.wait_idle(WAIT)  # the process holds the lines after a perft, then runs them in order
     finally:
         loop.shutdown()
     return boards, isready, False
@@ -436,7 +439,7 @@ def run_process_stream(data: bytes, engine_command: List[str], repo_root: str) -
     for text in printed:
         assert is_engine_line(text), text
         assert not text.startswith("info string error: internal"), text
-    check_bestmoves([text for text in printed if text.startswith("bestmove ")], boards, quits)
+    check_bestmoves([text for text in printed if text.startswith("bestmove ")], boards)
     if not quits:
         assert engine.count(lambda line: line == "readyok") == isready
         assert printed[-1] == "readyok"

@@ -218,6 +218,7 @@ STOCKFISH_PERFT_2 = {
 def test_go_perft_prints_what_stockfish_prints():
     loop, output, _ = node_clock_loop()
     run(loop, "position startpos moves e2e4 e7e5 g1f3", "go perft 2")
+    assert loop.wait_idle(WAIT)  # perft runs on a thread of its own
     lines = output.lines
     assert lines[-3:] == ["", "Nodes searched: 779", ""]
     split = dict(line.split(": ") for line in lines[:-3])

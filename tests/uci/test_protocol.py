@@ -503,12 +503,15 @@ def test_bad_input_is_reported_and_never_kills_or_corrupts(uci):
 
 # -- quit, EOF, closed output -----------------------------------------------------------------
 
-def test_quit_during_go_infinite_exits_at_once_without_bestmove(uci):
-    uci.send("go infinite")
+@pytest.mark.parametrize("go", ["go infinite", "go ponder wtime 60000 btime 60000", "go depth 99"])
+def test_quit_during_a_search_prints_its_bestmove_and_exits(uci, go):
+    # Stockfish's quit stops the search as stop does: its bestmove comes, then the exit.
+    uci.send(go)
     uci.expect(r"info depth 1 ")
     uci.send("quit")
+    assert legal(chess.Board(), uci.bestmove(timeout=10)[0])
     assert uci.exit_status() == 0
-    assert "bestmove" not in uci.child.before
+    assert uci.count_bestmoves() == 1
 
 
 def test_eof_exits_cleanly_idle_and_mid_search(uci):

@@ -325,13 +325,14 @@ def test_go_while_searching_prints_the_old_bestmove_first():
     assert output.with_prefix("bestmove") == ["bestmove " + first_legal(), "bestmove " + first_legal("e2e4")]
 
 
-def test_quit_mid_search_prints_no_bestmove():
+def test_quit_mid_search_stops_it_and_prints_its_bestmove():
+    # As Stockfish's quit: the search is stopped like by stop, answers, then the loop ends.
     loop, output, holder = make_loop(block=True)
     run(loop, "go infinite")
     assert holder[0].searching.wait(WAIT)
     assert loop.handle_line("quit") is False
     assert loop.wait_idle(WAIT)
-    assert output.count("bestmove") == 0
+    assert output.with_prefix("bestmove") == ["bestmove " + first_legal()]
 
 
 def test_search_exceptions_still_give_a_legal_bestmove():
