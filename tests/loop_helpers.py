@@ -11,7 +11,8 @@ import chess
 from engine.search import Searcher
 from engine.types import SearchInfo, SearchResult
 from paths import SYZYGY
-from protocol.uci.loop import UciLoop, Writer
+from protocol.uci.loop import UciLoop
+from protocol.uci.output import Writer
 
 
 WAIT = 10.0

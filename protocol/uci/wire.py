@@ -223,6 +223,19 @@ def parse_perft(args: Sequence[str]) -> int:
     return depth
 
 
+def parse_bench(args: Sequence[str]) -> Optional[int]:
+    """``bench [depth]`` -> the depth, or None for the default; raises ``UciError``."""
+    if not args:
+        return None
+    try:
+        depth = parse_int(args[0])
+    except ValueError:
+        raise UciError("bench: depth must be an integer, got %s" % quote(args[0])) from None
+    if depth < 1:
+        raise UciError("bench: depth must be at least 1")
+    return depth
+
+
 def parse_setoption(command: Command) -> Tuple[str, Optional[str]]:
     """``setoption name <id> [value <x>]`` -> (name, value or None).
 

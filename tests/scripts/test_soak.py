@@ -192,7 +192,8 @@ def test_no_objects_pile_up_over_many_games_in_one_loop():
 
     from engine import evaluate
     from engine.search import Searcher
-    from protocol.uci.loop import UciLoop, Writer
+    from protocol.uci.loop import UciLoop
+    from protocol.uci.output import Writer
 
     moves = []
     answered = threading.Event()

@@ -14,7 +14,9 @@ from engine.search import Searcher, SearchParams
 from engine.strength import MODEL, UCI_ELO, calibrated_params, limit_for_uci_elo
 from engine.types import Limits
 from loop_helpers import WAIT, FailsAtDepth, Output, make_loop, run
-from protocol.uci.loop import UciLoop, Writer, _default_searcher
+from protocol.uci.engine_state import default_searcher
+from protocol.uci.loop import UciLoop
+from protocol.uci.output import Writer
 
 POSITIONS = bench.POSITIONS[:20]
 
@@ -74,7 +76,7 @@ def test_uci_elo_out_of_range_is_refused(value):
     loop, output, _ = make_loop()
     run(loop, "setoption name UCI_Elo value %s" % value)
     assert output.lines[-1].startswith("info string error: option UCI_Elo")
-    assert loop.options["UCI_Elo"] == UCI_ELO.default_elo
+    assert loop.state.options["UCI_Elo"] == UCI_ELO.default_elo
 
 
 def test_uci_elo_option_declares_the_calibrated_range_and_maps_to_levels():
@@ -96,9 +98,9 @@ def test_uci_elo_option_declares_the_calibrated_range_and_maps_to_levels():
 
 def test_pruner_params_environment_reaches_the_searcher(monkeypatch, capsys):
     monkeypatch.setenv("PRUNER_PARAMS", "nmp_depth=99")
-    assert _default_searcher(1).main.params.nmp_depth == 99
+    assert default_searcher(1).main.params.nmp_depth == 99
     monkeypatch.setenv("PRUNER_PARAMS", "bogus=1")
-    assert _default_searcher(1).main.params == SearchParams()   # the defaults, reported once
+    assert default_searcher(1).main.params == SearchParams()   # the defaults, reported once
     assert "PRUNER_PARAMS ignored" in capsys.readouterr().err
 
 

@@ -31,7 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine_process import WAIT, EngineProcess
-from protocol.uci.loop import _EOF, _TOO_LONG, UciLoop, Writer, read_lines
+from protocol.uci.loop import _EOF, _TOO_LONG, UciLoop, read_lines
+from protocol.uci.output import Writer
 from protocol.uci.wire import parse_command
 from loop_helpers import FakeSearcher
 
@@ -225,8 +226,8 @@ class Lines:
 
 
 def _state(loop: UciLoop) -> tuple:
-    board = loop.board
-    return (board.fen(), tuple(board.move_stack), board.chess960, dict(loop.options._values), loop.debug)
+    board = loop.state.board
+    return (board.fen(), tuple(board.move_stack), board.chess960, dict(loop.state.options._values), loop.state.debug)
 
 
 def _is_rejection(line: str) -> bool:
@@ -238,10 +239,10 @@ def position_of_go(loop: UciLoop) -> Optional[chess.Board]:
     """The position a ``go`` sent now must search: the last ``position``, read with the current
     ``UCI_Chess960`` value (the option applies to the next ``go``); None after a refused
     ``position`` (then the answer is ``bestmove 0000``)."""
-    if loop.position_refused is not None:
+    if loop.state.position_refused is not None:
         return None
-    board = loop.board.copy()
-    board.chess960 = loop.options["UCI_Chess960"]
+    board = loop.state.board.copy()
+    board.chess960 = loop.state.options["UCI_Chess960"]
     return board
 
 
@@ -281,7 +282,7 @@ def run_stream(lines: List[str], factory) -> None:
             name = command.name if command is not None else None
             before = _state(loop)
             seen = len(output.snapshot())
-            search_before = loop._search
+            search_before = loop.state.search
             expected = position_of_go(loop)
             result = loop.handle_line(line)  # must not raise
             if name == "quit":
@@ -297,7 +298,7 @@ def run_stream(lines: List[str], factory) -> None:
                 assert loop.wait_idle(WAIT)
             if name == "go" and command.args[:1] != ["perft"]:
                 if expected is not None:
-                    assert loop._search is not search_before, "go started no search: %r" % line
+                    assert loop.state.search is not search_before, "go started no search: %r" % line
                 boards.append(expected)
             new = output.snapshot()[seen:]
             if name not in ("position", "setoption", "debug") or any(_is_rejection(text) for text in new):

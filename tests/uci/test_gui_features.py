@@ -17,7 +17,8 @@ from engine.tablebase import Tablebases
 from loop_helpers import QUEEN_TAKES_ROOK, WAIT, MockTables, Output, broken_copy, make_loop, run
 from paths import SYZYGY
 from polyglot_helpers import write_book
-from protocol.uci.loop import UciLoop, Writer
+from protocol.uci.loop import UciLoop
+from protocol.uci.output import Writer
 from uci_process import Uci, legal
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")
@@ -156,7 +157,7 @@ def test_book_choice_is_weighted_and_reproducible_with_a_seed(tmp_path):
 
     def picks(seed):
         loop, output, holder = make_loop()
-        loop.rng = random.Random(seed)
+        loop.state.rng = random.Random(seed)
         run(loop, "setoption name OwnBook value true", "setoption name BookFile value %s" % path)
         for _ in range(40):
             run(loop, "go wtime 1000 btime 1000")
@@ -170,10 +171,10 @@ def test_book_choice_is_weighted_and_reproducible_with_a_seed(tmp_path):
 def test_book_file_empty_value_unloads_the_book(book_path):
     loop, output, _ = make_loop()
     run(loop, "setoption name OwnBook value true", "setoption name BookFile value %s" % book_path)
-    assert loop.options.loaded("BookFile") is not None
+    assert loop.state.options.loaded("BookFile") is not None
     run(loop, "setoption name BookFile value <empty>", "go depth 1")
     assert loop.wait_idle(WAIT)
-    assert loop.options.loaded("BookFile") is None and loop.options["BookFile"] == ""
+    assert loop.state.options.loaded("BookFile") is None and loop.state.options["BookFile"] == ""
     assert output.count("info string book") == 0 and output.count("bestmove") == 1
 
 
@@ -198,7 +199,7 @@ def test_syzygy_path_loads_applies_refuses_and_unloads(tmp_path):
     for bad in (tmp_path / "nowhere", tmp_path):  # missing directory; a directory without tables
         run(loop, "setoption name SyzygyPath value %s" % bad)
         assert "SyzygyPath" in output.lines[-1] and output.lines[-1].startswith("info string error: ")
-    assert loop.options["SyzygyPath"] == str(directory) and searcher.tablebases is tables
+    assert loop.state.options["SyzygyPath"] == str(directory) and searcher.tablebases is tables
     # Changed during a search: applied when it ends.
     run(loop, "go infinite")
     assert searcher.searching.wait(WAIT)

@@ -23,7 +23,8 @@ from engine.types import MATE, TB_WIN, SearchInfo, SearchProgress
 from engine.wdl import material, wdl_of_score
 from protocol.uci import options as uci_options
 from protocol.uci.display import board_diagram, eval_table
-from protocol.uci.loop import UciLoop, Writer
+from protocol.uci.loop import UciLoop
+from protocol.uci.output import Writer
 from protocol.uci.wire import format_info, format_search_progress
 from loop_helpers import WAIT, Output, run
 from paths import ROOT
@@ -256,7 +257,7 @@ def test_threads_beyond_the_cpus_runs_one_searcher_per_cpu(monkeypatch):
         "more would only share the CPUs and slow the main search",
         "info string Threads 1024: 2 searcher processes (the main search and 1 helper), one per usable CPU; "
         "more would only share the CPUs and slow the main search"]
-    assert loop.options["Threads"] == 1024  # the value set stands; only the processes are capped
+    assert loop.state.options["Threads"] == 1024  # the value set stands; only the processes are capped
 
 
 LICHESS_BOT_UCI_OPTIONS = {

@@ -18,7 +18,8 @@ import pytest
 
 from engine_process import WAIT, EngineProcess
 from engine.types import Limits
-from protocol.uci.loop import UciLoop, Writer
+from protocol.uci.loop import UciLoop
+from protocol.uci.output import Writer
 from protocol.uci.options import OptionError, Options
 from protocol.uci.wire import parse_go, parse_int, parse_position
 from loop_helpers import Output, first_legal, make_loop, run
@@ -99,7 +100,7 @@ def test_ucinewgame_and_hash_changes_mid_search_wait_for_the_real_search():
     loop, output = real_loop()
     run(loop, "go infinite")
     output.wait_for(lambda lines: any(line.startswith("info depth 1 ") for line in lines))
-    searcher = loop._searcher
+    searcher = loop.state.searcher
     run(loop, "ucinewgame", "setoption name Hash value 1", "setoption name Clear Hash", "isready")
     assert searcher.tt.size > 4000  # still the 16 MB table: the search owns it
     run(loop, "stop")
@@ -129,7 +130,7 @@ def test_quit_during_go_infinite_answers_and_leaves_no_search_thread():
     loop, output = real_loop()
     run(loop, "go infinite")
     output.wait_for(lambda lines: any(line.startswith("info depth 1 ") for line in lines))
-    thread = loop._search.thread
+    thread = loop.state.search.thread
     assert thread.is_alive()
     assert loop.handle_line("quit") is False
     assert not thread.is_alive()  # quit joined it

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from engine.search import fallback_move
 from engine.types import MATE, Limits, SearchInfo
 from protocol import __main__ as cli
-from protocol.uci.loop import _EOF, _TOO_LONG, UciLoop, Writer, read_lines
+from protocol.uci.loop import _EOF, _TOO_LONG, UciLoop, read_lines
+from protocol.uci.output import Writer
 from protocol.uci.options import Button, Check, Combo, OptionError, Options, Spin, String
 from protocol.uci.wire import (UciError, format_bestmove, format_info, format_no_moves, parse_command, parse_go,
                                parse_perft, parse_position, parse_setoption)
@@ -439,7 +440,7 @@ def test_random_lines_never_break_the_loop(lines):
         run(loop, "isready")
         assert output.lines[-1] == "readyok"
         assert output.count("bestmove") == gos
-        assert loop.board.is_valid() or loop.board.status() & ~(chess.STATUS_BAD_CASTLING_RIGHTS | chess.STATUS_INVALID_EP_SQUARE) == 0
+        assert loop.state.board.is_valid() or loop.state.board.status() & ~(chess.STATUS_BAD_CASTLING_RIGHTS | chess.STATUS_INVALID_EP_SQUARE) == 0
     loop.shutdown()
     assert not any("internal" in line for line in output.lines), output.lines
 
