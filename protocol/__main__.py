@@ -3,6 +3,7 @@
     pruner                 the UCI engine on stdin/stdout (also ``pruner uci``)
     pruner bench [depth]   fixed-depth bench: per-position nodes, then the totals
     pruner analyse ...     depth-limited analysis of FENs, EPD and PGN files (protocol/analyse/)
+    pruner --interpreter auto|pypy|cpython|PATH ...   which Python runs it (protocol/interpreter.py)
 
 Each subcommand's module is imported only when it runs, so ``pruner`` answers ``uci`` without
 loading the analysis application, and a subcommand owns its own options: ``analyse`` gets its
@@ -17,6 +18,7 @@ import sys
 from typing import Callable, Dict, List, NamedTuple, Optional
 
 import engine
+from protocol import interpreter
 
 
 class Subcommand(NamedTuple):
@@ -65,7 +67,7 @@ with the function its ``run`` calls."""
 
 
 def _version() -> str:
-    return "Pruner %s (%s %s)" % (engine.__version__, platform.python_implementation(), platform.python_version())
+    return "Pruner %s (%s; %s)" % (engine.__version__, interpreter.running_on(), interpreter.reason())
 
 
 def _usage() -> argparse.ArgumentParser:
@@ -73,6 +75,10 @@ def _usage() -> argparse.ArgumentParser:
         prog="pruner",
         description="Pruner, a UCI chess engine in Python. Without a command it speaks UCI on stdin/stdout.")
     parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument(interpreter.FLAG, metavar="WHICH",
+                        help="auto (the default: PyPy for the engine when pypy3 is installed), pypy, cpython, or "
+                             "the path of a PyPy executable; also the %s variable; goes before the command"
+                             % interpreter.VARIABLE)
     commands = parser.add_subparsers(dest="command", metavar="command")
     for name, subcommand in SUBCOMMANDS.items():
         commands.add_parser(name, help=subcommand.help, add_help=False)
@@ -104,11 +110,29 @@ def restart_with_pypy_nursery() -> None:
         del os.environ["PYPY_GC_NURSERY"]
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point of the ``pruner`` console script; returns the exit status."""
-    if argv is None:  # a process of its own (not a test calling main): PyPy's nursery first
+MOVED_BY_AUTO = ("uci", "bench", "--version")
+"""The commands ``auto`` runs on PyPy (the engine without a command too); ``analyse`` stays,
+since its extras (matplotlib, Dask, zstandard) are CPython packages."""
+
+
+def main(argv: Optional[List[str]] = None,
+         interpreter_default: interpreter.Request = interpreter.COMMAND_DEFAULT) -> int:
+    """Entry point of the ``pruner`` console script; returns the exit status.
+    ``interpreter_default``: what to run on unless ``--interpreter``/``PRUNER_INTERPRETER`` say
+    (``auto`` for ``pruner``; ``python -m protocol`` stays where it was started)."""
+    own_process = argv is None  # not a test calling main
+    if own_process:  # PyPy's nursery first
         restart_with_pypy_nursery()
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        flag, argv = interpreter.split_flag(argv)
+        if own_process:  # may put PyPy in place of this process
+            interpreter.start(flag, argv, not argv or argv[0] in MOVED_BY_AUTO, interpreter_default)
+        else:
+            interpreter.requested(flag, {}, interpreter_default)  # a bad --interpreter is still refused
+    except ValueError as exc:
+        print("pruner: %s" % exc, file=sys.stderr)
+        return 2
     name = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     if name is None:
         if argv:  # --help, --version, or an unknown command: argparse answers and exits
@@ -129,5 +153,5 @@ def main(argv: Optional[List[str]] = None) -> int:
     return subcommand.run(module, argv)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python -m protocol: the Python named runs it, unless told otherwise
+    sys.exit(main(interpreter_default=interpreter.MODULE_DEFAULT))

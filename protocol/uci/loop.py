@@ -28,6 +28,7 @@ from functools import partial
 from typing import Any, Callable, Deque, Optional, Tuple
 
 import engine
+from protocol import interpreter
 from protocol.uci.engine_state import EngineState, preload_search_modules
 from protocol.uci.options import OptionError, Options
 from protocol.uci.output import Writer, fd_writer
@@ -184,6 +185,7 @@ class UciLoop:
     def _uci(self, command: Command) -> None:
         self.writer.send("id name Pruner %s" % engine.__version__)
         self.writer.send("id author %s" % AUTHOR)
+        self.writer.send("info string " + interpreter.describe())  # before uciok: python-chess warns of lines after it
         for line in self.state.options.uci_lines():
             self.writer.send(line)
         self.writer.send("uciok")

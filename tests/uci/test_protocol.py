@@ -9,6 +9,7 @@ checks that ``go infinite``/``go ponder`` hold their ``bestmove``.
 """
 
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -72,7 +73,10 @@ def test_uci_handshake_lists_id_and_every_option(uci):
     lines = [line.strip() for line in uci.handshake().splitlines() if line.strip()]
     assert lines[0] == "id name Pruner %s" % engine.__version__
     assert lines[1] == "id author The Pruner developers"
-    assert lines[2:] == OPTION_LINES
+    assert lines[2] == "info string Pruner runs on %s %s (%s)" % (
+        platform.python_implementation(), platform.python_version(),
+        "started on PyPy" if platform.python_implementation() == "PyPy" else "python -m protocol: no switch")
+    assert lines[3:] == OPTION_LINES
     uci.send("quit")
     assert uci.exit_status() == 0
 

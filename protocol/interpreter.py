@@ -1,0 +1,281 @@
+"""Which interpreter runs Pruner: ``pruner`` moves itself onto PyPy when one is installed.
+
+The search is pure Python, and PyPy runs it 1.4-3.4x as fast as CPython (docs/pypy.md); in
+games that is most of Pruner's strength. So the ``pruner`` command, started on CPython by a
+normal install, replaces itself by PyPy when a ``pypy3`` is installed:
+
+    PRUNER_INTERPRETER=auto | pypy | cpython | PATH-OF-A-PYPY      (or: pruner --interpreter ...)
+
+* ``auto``, the default of ``pruner``: PyPy for the engine (``pruner``, ``pruner uci``,
+  ``pruner bench``, ``--version``) when ``pypy3`` on the PATH is PyPy 3.9 or newer; ``pruner
+  analyse`` stays on CPython (its extras, matplotlib, Dask and zstandard, are CPython packages).
+* ``pypy`` (or a path): PyPy for every command; ``cpython``: no switch.
+* ``python -m protocol`` runs on the Python that starts it unless asked otherwise, so a
+  command that names its interpreter gets that one (the tests, ``scripts/match.py``, benches).
+
+How (``start``): a probe (``pypy3 -S -c ...``, standard input closed, so it cannot take what the
+GUI has already sent) checks that the command is PyPy 3.9 or newer; then ``os.execv`` puts PyPy
+in place of this process with a bootstrap (``bootstrap_code``): same process id, same standard
+streams (lines sent meanwhile wait in the pipe), signals reach PyPy directly; nothing relays.
+The bootstrap puts the folders holding this installation's ``protocol``, ``engine`` and
+python-chess on PyPy's path, after PyPy's standard library and before its own site-packages, so
+PyPy runs the very files CPython would have run (all pure Python). If they do not import there,
+the bootstrap executes CPython again, and Pruner runs on CPython and says why (``running_on``:
+``pruner --version``, an ``info string`` after ``uci``, one line on stderr).
+
+Windows has no exec (``os.execv`` starts a new process and ends this one, and the GUI would see
+its engine exit), so there Pruner stays where it started: install it into a PyPy venv instead.
+"""
+
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from importlib.util import find_spec
+from typing import List, MutableMapping, NamedTuple, Optional, Tuple
+
+VARIABLE = "PRUNER_INTERPRETER"
+"""The environment variable that chooses (``--interpreter`` on the command line wins)."""
+FLAG = "--interpreter"
+AUTO, PYPY, CPYTHON = "auto", "pypy", "cpython"
+CHOICES = (AUTO, PYPY, CPYTHON)
+PYPY_COMMAND = "pypy3"
+"""What ``auto`` looks for on the PATH (Debian, Ubuntu, Homebrew and conda name PyPy 3 so)."""
+MINIMUM = (3, 9)
+"""The oldest Python version Pruner's code runs on (pyproject's ``requires-python``)."""
+PROBE_SECONDS = 10.0
+"""A ``pypy3`` that has not printed its version by then is left alone."""
+HANDOVER = "PRUNER_INTERPRETER_HANDOVER"
+"""Set across an exec: why the new process runs where it does, after ``FELL_BACK`` when PyPy
+handed back to CPython. The new process reads and removes it, so no engine that Pruner starts
+(``pruner analyse --engine pruner``) inherits it."""
+FELL_BACK = "!"
+NURSERY = "4M"
+"""``PYPY_GC_NURSERY`` for a PyPy started from CPython (the reason: protocol/__main__.py)."""
+
+_PROBE = "import sys; v = sys.version_info; print(sys.implementation.name, v[0], v[1], v[2])"
+
+_BOOTSTRAP = '''\
+import os, sys
+try:
+    if sys.version_info[:2] < %(minimum)r:
+        raise RuntimeError("Python %%d.%%d is older than %%d.%%d" %% (tuple(sys.version_info[:2]) + %(minimum)r))
+    if sys.path and sys.path[0] == "":
+        del sys.path[0]
+    index = len(sys.path)
+    for i, folder in enumerate(sys.path):
+        if os.path.basename(folder) in ("site-packages", "dist-packages"):
+            index = i
+            break
+    sys.path[index:index] = %(folders)r
+    import chess
+    from protocol.__main__ import main
+except Exception as exc:
+    os.environ[%(handover)r] = %(fell_back)r + %(failed)r + " (%%s: %%s)" %% (type(exc).__name__, exc)
+    sys.stderr.flush()
+    os.execv(%(cpython)r, [%(cpython)r, "-c", %(cpython_code)r] + sys.argv[1:])
+sys.exit(main())
+'''
+"""What PyPy runs (``-c``): plain syntax, so that even an old PyPy gets as far as the fallback."""
+
+_CPYTHON = "import sys; sys.path[0] = %r; from protocol.__main__ import main; sys.exit(main())"
+"""What CPython runs when PyPy could not: this installation first on the path (not the working
+directory's ``protocol``)."""
+
+_reason = "started on %s" % platform.python_implementation()
+"""Why this process runs on its interpreter: set once by ``start`` (a fact of the process, as
+``sys.executable`` is), read by ``running_on``."""
+
+
+class Request(NamedTuple):
+    """What was asked for."""
+
+    choice: str
+    """``auto``, ``pypy`` or ``cpython``."""
+    pypy: Optional[str]
+    """The PyPy executable named, or None to look for ``pypy3`` on the PATH."""
+    source: str
+    """Where it was asked: ``--interpreter X``, ``PRUNER_INTERPRETER=X`` or the default."""
+
+
+def parse(value: str, source: str) -> Request:
+    """A request from a flag or variable value; ValueError names what is accepted."""
+    text = value.strip()
+    if text.lower() in CHOICES:
+        return Request(text.lower(), None, source)
+    if os.sep in text or (os.altsep is not None and os.altsep in text):
+        return Request(PYPY, text, source)
+    raise ValueError("%s: not one of auto, pypy, cpython or the path of a PyPy executable" % source)
+
+
+def split_flag(argv: List[str]) -> Tuple[Optional[str], List[str]]:
+    """``--interpreter X`` or ``--interpreter=X`` taken off the front of the command line (it goes
+    before the command: ``pruner --interpreter cpython bench``); ValueError without a value."""
+    if argv and argv[0] == FLAG:
+        if len(argv) < 2:
+            raise ValueError("%s needs a value: auto, pypy, cpython or the path of a PyPy executable" % FLAG)
+        return argv[1], argv[2:]
+    if argv and argv[0].startswith(FLAG + "="):
+        return argv[0][len(FLAG) + 1:], argv[1:]
+    return None, list(argv)
+
+
+COMMAND_DEFAULT = Request(AUTO, None, AUTO)
+"""What ``pruner`` does unless told: ``auto``."""
+MODULE_DEFAULT = Request(CPYTHON, None, "python -m protocol")
+"""What ``python -m protocol`` does unless told: stay on the Python named."""
+
+
+def requested(flag: Optional[str], environ: MutableMapping[str, str], default: Request) -> Tuple[Request, str]:
+    """The request and a warning ('' for none): the flag (ValueError when bad), else the
+    variable (a bad value is warned about and the default used), else the default."""
+    if flag is not None:
+        return parse(flag, "%s %s" % (FLAG, flag)), ""
+    value = environ.get(VARIABLE, "")
+    if value.strip():
+        try:
+            return parse(value, "%s=%s" % (VARIABLE, value)), ""
+        except ValueError as exc:
+            return default, "pruner: %s; using %s" % (exc, default.source)
+    return default, ""
+
+
+def probe(executable: str) -> Tuple[Optional[str], str]:
+    """Is ``executable`` PyPy 3.9 or newer? Its version (``3.9.16``) and '', or None and why not."""
+    try:
+        run = subprocess.run([executable, "-S", "-c", _PROBE], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=PROBE_SECONDS, universal_newlines=True)
+    except subprocess.TimeoutExpired:
+        return None, "%s did not answer within %g s" % (executable, PROBE_SECONDS)
+    except OSError as exc:
+        return None, "%s cannot be run (%s)" % (executable, exc.strerror or exc)
+    if run.returncode != 0:
+        said = (run.stderr.strip().splitlines() or [""])[-1]
+        return None, "%s exited with status %d%s" % (executable, run.returncode, ": " + said if said else "")
+    fields = run.stdout.split()
+    if len(fields) != 4 or not all(field.isdigit() for field in fields[1:]):
+        return None, "%s printed %r, not a Python version" % (executable, run.stdout.strip()[:80])
+    version = ".".join(fields[1:])
+    if fields[0] != "pypy":
+        return None, "%s is %s %s, not PyPy" % (executable, fields[0], version)
+    if (int(fields[1]), int(fields[2])) < MINIMUM:
+        return None, "%s is PyPy %s, older than %d.%d" % ((executable, version) + MINIMUM)
+    return version, ""
+
+
+def package_folders() -> List[str]:
+    """The folders holding this installation's ``protocol`` and ``engine`` and its python-chess:
+    what PyPy needs on its path (an installed copy, a checkout, an editable install)."""
+    folders: List[str] = []
+    for name in ("protocol", "engine", "chess"):
+        spec = find_spec(name)
+        locations = list(spec.submodule_search_locations or []) if spec is not None else []
+        if not locations:
+            raise LookupError("%s is not an importable package here" % name)
+        folder = os.path.dirname(os.path.abspath(locations[0]))
+        if folder not in folders:
+            folders.append(folder)
+    return folders
+
+
+def bootstrap_code(folders: List[str], cpython: str, failed: str) -> str:
+    """The ``-c`` program PyPy runs: ``folders`` on its path, then ``protocol``'s main; if they
+    do not import, ``cpython`` again, told ``failed`` and the error."""
+    return _BOOTSTRAP % {"minimum": MINIMUM, "folders": list(folders), "handover": HANDOVER,
+                         "fell_back": FELL_BACK, "failed": failed,
+                         "cpython": cpython, "cpython_code": _CPYTHON % folders[0]}
+
+
+def _find(request: Request, environ: MutableMapping[str, str]) -> Tuple[Optional[str], str]:
+    """The PyPy to try and '', or None and why there is none."""
+    if request.pypy is not None:
+        return request.pypy, ""
+    found = shutil.which(PYPY_COMMAND, path=environ.get("PATH", os.defpath))
+    return (found, "") if found else (None, "no %s on the PATH" % PYPY_COMMAND)
+
+
+def _settle(reason: str, warning: str = "") -> None:
+    global _reason
+    _reason = reason
+    if warning:
+        sys.stderr.write(warning + "\n")
+        sys.stderr.flush()
+
+
+def start(flag: Optional[str], argv: List[str], moves: bool, default: Request = COMMAND_DEFAULT,
+          environ: Optional[MutableMapping[str, str]] = None) -> None:
+    """Choose the interpreter, first thing in a ``pruner`` process of its own (``flag``: the
+    ``--interpreter`` value, ``argv`` the rest of the command line): for PyPy this process is
+    replaced and the call does not return; otherwise ``reason`` says afterwards why it stays.
+    ``moves``: whether ``auto`` may move this command (the engine and the bench do, ``analyse``
+    does not). ValueError: a bad ``--interpreter``."""
+    environ = os.environ if environ is None else environ
+    handed_over = environ.pop(HANDOVER, None)
+    if handed_over is not None:  # a process this function started: it runs where it was put
+        if handed_over.startswith(FELL_BACK):  # PyPy's bootstrap handed back
+            handed_over = handed_over[len(FELL_BACK):]
+            _settle(handed_over, "pruner: %s; running on %s" % (handed_over, platform.python_implementation()))
+        else:
+            _settle(handed_over)
+        return
+    request, warning = requested(flag, environ, default)
+    if warning:
+        sys.stderr.write(warning + "\n")
+    label = request.source
+    implementation = platform.python_implementation()
+    if implementation == "PyPy":
+        _settle("started on PyPy" if request in (COMMAND_DEFAULT, MODULE_DEFAULT) else "%s: started on PyPy" % label)
+        return
+    if request.choice == CPYTHON or (request.choice == AUTO and not moves):
+        _settle("%s: %s" % (label, "no switch" if request.choice == CPYTHON else "pruner analyse stays"))
+        return
+    explicit = request.choice == PYPY
+    if os.name != "posix":
+        _settle("%s: no switch on Windows (no exec there: install into a PyPy venv)" % label,
+                "pruner: %s: no switch to PyPy on Windows; running on %s" % (label, implementation) if explicit else "")
+        return
+    pypy, missing = _find(request, environ)
+    version, problem = probe(pypy) if pypy is not None else (None, missing)
+    if version is None:
+        _settle("%s: %s" % (label, problem),
+                "pruner: %s: %s; running on %s" % (label, problem, implementation) if explicit or pypy else "")
+        return
+    try:
+        folders = package_folders()
+    except LookupError as exc:
+        _settle("%s: %s" % (label, exc), "pruner: %s: %s; running on %s" % (label, exc, implementation))
+        return
+    assert pypy is not None
+    code = bootstrap_code(folders, sys.executable, "%s: %s could not run Pruner" % (label, pypy))
+    saved = {name: environ.get(name) for name in (HANDOVER, "PYPY_GC_NURSERY")}
+    environ[HANDOVER] = "%s: %s" % (label, pypy)
+    if "PYPY_GC_NURSERY" not in environ:
+        environ["PYPY_GC_NURSERY"] = NURSERY
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execve(pypy, [pypy, "-c", code] + list(argv), environ)
+    except OSError as exc:
+        for name, value in saved.items():
+            if value is None:
+                environ.pop(name, None)
+            else:
+                environ[name] = value
+        problem = "%s cannot be run (%s)" % (pypy, exc.strerror or exc)
+        _settle("%s: %s" % (label, problem), "pruner: %s: %s; running on %s" % (label, problem, implementation))
+
+
+def running_on() -> str:
+    """This process's interpreter: ``PyPy 3.9.16``."""
+    return "%s %s" % (platform.python_implementation(), platform.python_version())
+
+
+def reason() -> str:
+    """Why this process runs on it: ``auto: /usr/bin/pypy3``, ``auto: no pypy3 on the PATH``..."""
+    return _reason
+
+
+def describe() -> str:
+    """``Pruner runs on PyPy 3.9.16 (auto: /usr/bin/pypy3)``: the engine's ``info string`` after ``uci``."""
+    return "Pruner runs on %s (%s)" % (running_on(), reason())
