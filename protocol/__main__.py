@@ -10,15 +10,16 @@ loading the analysis application, and a subcommand owns its own options: ``analy
 arguments untouched.
 """
 
-import argparse
 import importlib
 import os
 import platform
+import shlex
 import sys
 from typing import Callable, Dict, List, NamedTuple, Optional
 
 import engine
 from protocol import interpreter
+from protocol.arguments import ArgumentParser, is_option, nearest
 
 
 class Subcommand(NamedTuple):
@@ -29,6 +30,8 @@ class Subcommand(NamedTuple):
     """Imported when the subcommand runs."""
     run: Callable[[object, List[str]], int]
     """``run(module, argv)``: the exit status."""
+    parser: Optional[Callable[[object], ArgumentParser]] = None
+    """``parser(module)``: the subcommand's argument parser, for the options it takes."""
 
 
 def _serve(module: object, argv: List[str]) -> int:
@@ -38,11 +41,15 @@ def _serve(module: object, argv: List[str]) -> int:
     return module.serve()  # type: ignore[attr-defined]
 
 
-def _bench(module: object, argv: List[str]) -> int:
-    parser = argparse.ArgumentParser(prog="pruner bench", description=SUBCOMMANDS["bench"].help)
+def _bench_parser(module: object) -> ArgumentParser:
+    parser = ArgumentParser(prog="pruner bench", description=SUBCOMMANDS["bench"].help)
     default = module.DEFAULT_DEPTH  # type: ignore[attr-defined]
     parser.add_argument("depth", nargs="?", type=int, help="search depth (default: %d)" % default)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _bench(module: object, argv: List[str]) -> int:
+    args = _bench_parser(module).parse_args(argv)
     if args.depth is not None and args.depth < 1:
         print("pruner bench: depth must be at least 1", file=sys.stderr)
         return 2
@@ -58,9 +65,9 @@ def _analyse(module: object, argv: List[str]) -> int:
 SUBCOMMANDS: Dict[str, Subcommand] = {
     "uci": Subcommand("speak UCI on stdin/stdout (the default)", "protocol.uci.loop", _serve),
     "bench": Subcommand("search the bench positions to a fixed depth; print nodes and speed", "engine.bench",
-                        _bench),
+                        _bench, _bench_parser),
     "analyse": Subcommand("analyse positions or games (see `pruner analyse --help`)", "protocol.analyse.cli",
-                          _analyse),
+                          _analyse, lambda module: module.build_parser()),  # type: ignore[attr-defined]
 }
 """Every subcommand of ``pruner``; without one, ``uci``. To add one: a row here and a module
 with the function its ``run`` calls."""
@@ -70,8 +77,8 @@ def _version() -> str:
     return "Pruner %s (%s; %s)" % (engine.__version__, interpreter.running_on(), interpreter.reason())
 
 
-def _usage() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def _usage() -> ArgumentParser:
+    parser = ArgumentParser(
         prog="pruner",
         description="Pruner, a UCI chess engine in Python. Without a command it speaks UCI on stdin/stdout.")
     parser.add_argument("--version", action="version", version=_version())
@@ -110,6 +117,27 @@ def restart_with_pypy_nursery() -> None:
         del os.environ["PYPY_GC_NURSERY"]
 
 
+def _misplaced_option(argv: List[str]) -> str:
+    """What to say of an option before the command (``pruner --depth 3``): whose option it is,
+    or the nearest one (``pruner`` takes only --help, --version and --interpreter itself)."""
+    word = argv[0]
+    owners = {}
+    for name, subcommand in SUBCOMMANDS.items():
+        if subcommand.parser is not None:
+            for option in subcommand.parser(importlib.import_module(subcommand.module)).option_strings():
+                owners.setdefault(option, name)
+    option = word.split("=", 1)[0]
+    if option in owners and option not in ("-h", "--help"):
+        return "%s is an option of `pruner %s`; options go after the command: pruner %s %s" % (
+            option, owners[option], owners[option], " ".join(shlex.quote(arg) for arg in argv))
+    known = _usage().option_strings() + list(owners)
+    suggestion = nearest(option, known)
+    if suggestion is None:
+        return "unknown option %s (see pruner --help)" % option
+    where = "" if suggestion not in owners else "pruner %s " % owners[suggestion]
+    return "unknown option %s; did you mean %s%s?" % (option, where, suggestion)
+
+
 MOVED_BY_AUTO = ("uci", "bench", "--version")
 """The commands ``auto`` runs on PyPy (the engine without a command too); ``analyse`` stays,
 since its extras (matplotlib, Dask, zstandard) are CPython packages."""
@@ -135,6 +163,9 @@ def main(argv: Optional[List[str]] = None,
         return 2
     name = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     if name is None:
+        if argv and is_option(argv[0]) and argv[0] not in _usage().option_strings():
+            print("pruner: %s" % _misplaced_option(argv), file=sys.stderr)
+            return 2
         if argv:  # --help, --version, or an unknown command: argparse answers and exits
             _usage().parse_args(argv)
         name = "uci"

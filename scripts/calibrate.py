@@ -66,6 +66,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from chess import STARTING_FEN
 
 import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 from engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Z95, Calibration,  # noqa: E402
                              CalibrationPoint)
 from matchlib.args import checked, game_pairs, positive_int, time_control  # noqa: E402
@@ -175,7 +176,7 @@ def _read_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="calibrate.py", description="Re-make the UCI_Elo calibration: "
+    parser = ArgumentParser(prog="calibrate.py", description="Re-make the UCI_Elo calibration: "
                                      "matches, their fit and the acceptance check (see docs/strength.md).")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True

@@ -11,11 +11,13 @@ if there is any. This is the check of issue 19's sweep (docs/results.md): the en
 PV integrity, seen from the outside.
 """
 
-import argparse
 import json
 from typing import List
 
 import chess
+
+import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 
 def line_problems(fen: str, moves_uci: List[str], moves_san: List[str]) -> List[str]:
@@ -56,7 +58,7 @@ def record_problems(record: dict) -> List[str]:
 
 def main(argv=None) -> int:
     """Check each file; print totals and problems."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", help="JSONL written by pruner analyse")
     args = parser.parse_args(argv)
     records = lines = moves = bad = 0

@@ -17,6 +17,7 @@ import sys
 from typing import List, Optional
 
 import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 from engine.cpus import usable_cpus  # noqa: E402
 
 from matchlib.adjudication import AdjudicationRules  # noqa: E402
@@ -59,7 +60,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``match.py``; its checks refuse bad limits as the arguments are read."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="match.py",
         description="Play a match between two UCI engines. Each opening is played twice with colours "
                     "reversed; results, Elo and SPRT are from engine 1's point of view (the first --engine, "

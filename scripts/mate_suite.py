@@ -12,12 +12,12 @@ written with ``dm N``, ``bm`` (the engine's first move) and its ``id``; ``suite.
 reference engine is the judge of the mate distance.
 """
 
-import argparse
 import os
 import sys
 from typing import List, Optional
 
 import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 import chess  # noqa: E402
 import chess.engine  # noqa: E402
@@ -27,7 +27,7 @@ from engine.epd import read_epd_file  # noqa: E402
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``mate_suite.py``: write the short mates found as a suite, and say how many were kept."""
-    parser = argparse.ArgumentParser(prog="mate_suite.py", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="mate_suite.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("epd", nargs="+", help="EPD files to pick positions from")
     parser.add_argument("--engine", default="stockfish", metavar="CMD", help="reference engine (default: stockfish)")
     parser.add_argument("--depth", type=int, default=24, metavar="N", help="reference search depth (default: 24)")

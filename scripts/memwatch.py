@@ -13,7 +13,6 @@ stayed within ``Hash`` + ``--base`` MB and grew at most ``--tolerance`` MB over 
 half of the run (it has stopped growing), 1 otherwise, 2 for a usage or start error.
 """
 
-import argparse
 import os
 import random
 import shlex
@@ -24,6 +23,9 @@ import time
 from typing import List, Optional, Tuple
 
 import chess
+
+import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POSITION = "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 w - - 0 7"
@@ -190,7 +192,7 @@ def second_half_growth(samples: List[Tuple[float, int]]) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``memwatch.py``: sample the engine's memory and print the summary line; 0 when within budget."""
-    parser = argparse.ArgumentParser(prog="memwatch.py", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="memwatch.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable),
                         help="engine command, run from the repository root (default: this Python -m protocol)")
     parser.add_argument("--hash", type=int, default=16, metavar="MB", help="Hash option (default 16)")

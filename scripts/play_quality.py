@@ -39,6 +39,7 @@ import chess
 import chess.pgn
 
 import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 from matchlib.args import checked, positive_int  # noqa: E402
 from matchlib.engines import find_stockfish  # noqa: E402
 from protocol.analyse.sources import decompressed, from_name  # noqa: E402
@@ -312,7 +313,7 @@ def print_table(groups: Dict[str, GroupStats], out=None) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pgns", nargs="+", metavar="GAMES.pgn", help="PGN files")
     parser.add_argument("--engine", metavar="CMD", help="the judging engine (default: stockfish on PATH, "

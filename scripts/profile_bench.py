@@ -13,7 +13,6 @@ Run it before and after a hot-loop change: the bench is deterministic, so the sa
 done each time and only its cost moves.
 """
 
-import argparse
 import cProfile
 import os
 import pstats
@@ -22,6 +21,7 @@ import tempfile
 from collections import Counter
 
 import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 from engine import bench  # noqa: E402
 
@@ -79,7 +79,7 @@ def short_name(name: str) -> str:
 
 def main(argv=None) -> int:
     """Parse arguments, profile ``engine.bench.run`` and print the top functions."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=bench.DEFAULT_DEPTH, help="bench depth")
     parser.add_argument("--top", type=int, default=25, help="how many functions to list")
     parser.add_argument("--sort", default="tottime", choices=("tottime", "cumtime", "ncalls"))

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import IO, Dict, List, Optional, Tuple
 
 import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 import chess  # noqa: E402
 import chess.pgn  # noqa: E402
@@ -274,7 +275,7 @@ def interpreter_label(engine: str) -> str:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``soak.py``: play each time control, or add up summary lines with ``--tally``; the exit status."""
-    parser = argparse.ArgumentParser(prog="soak.py", description=__doc__.split("\n\n")[0],
+    parser = ArgumentParser(prog="soak.py", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable),
                         help="engine command, run from the repository root (default: this Python -m protocol)")

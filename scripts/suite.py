@@ -14,6 +14,7 @@ import sys
 from typing import List, Optional, Tuple
 
 import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 from engine.cpus import usable_cpus  # noqa: E402
 
 import chess.engine  # noqa: E402
@@ -25,7 +26,7 @@ from matchlib.epdsuite import SolveResult, load_suite, run_suite  # noqa: E402
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``suite.py``."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="suite.py",
         description="Run an EPD test suite against a UCI engine. A position is solved when the engine's "
                     "move is one of the 'bm' moves and none of the 'am' moves, and with 'dm N' its last score "

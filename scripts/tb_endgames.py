@@ -11,7 +11,6 @@ played to the end by the rules (threefold repetition, fifty moves, insufficient 
 Prints one line per game and a summary; exits 1 when any position missed its expected result.
 """
 
-import argparse
 import os
 import shlex
 import sys
@@ -22,6 +21,7 @@ import chess
 import chess.engine
 
 import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 from matchlib.engines import find_stockfish  # noqa: E402
 
 ROOT = matchlib.ROOT
@@ -68,7 +68,7 @@ def verdict(board: chess.Board, pruner_side: chess.Color, expected: str) -> Tupl
 
 def main(argv=None) -> int:
     """Run ``tb_endgames.py``: play every position and print the games and a summary; 1 when any missed."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--syzygy", default=os.path.join(ROOT, "tests", "data", "syzygy"),
                         help="Syzygy directory for both engines (default: tests/data/syzygy)")
     parser.add_argument("--engine", help="the opponent's command (default: stockfish on PATH, else "

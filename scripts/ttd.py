@@ -21,6 +21,7 @@ import sys
 import time
 
 import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 import chess  # noqa: E402
 
@@ -51,7 +52,7 @@ def timed_search(searcher: ParallelSearcher, fen: str, depth: int):
 
 def main(argv=None) -> int:
     """Run ``ttd.py``: time each position at each thread count and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=8, help="depth to reach (default 8)")
     parser.add_argument("--positions", type=int, default=len(bench.POSITIONS),
                         help="first N bench positions (default all %d)" % len(bench.POSITIONS))

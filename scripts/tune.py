@@ -19,6 +19,7 @@ import time
 from typing import List, Optional
 
 import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 from engine.cpus import usable_cpus  # noqa: E402
 
@@ -65,7 +66,7 @@ def _write(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``tune.py``: one subparser per step."""
-    parser = argparse.ArgumentParser(prog="tune.py", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="tune.py", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
 
     gen = commands.add_parser("gen", help="self-play games at a fixed node count (scripts/match.py)")

@@ -11,12 +11,12 @@ JIT takes to compile the search (the figure issue 23 asks for: speed within the 
 The lines are: slice end (ms), nodes/second in the slice, and the mean since the start.
 """
 
-import argparse
 import platform
 import threading
 import time
 
 import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 import chess  # noqa: E402
 
@@ -40,7 +40,7 @@ def sample(searcher: Searcher, slice_seconds: float, stop: threading.Event, samp
 
 def main(argv=None) -> int:
     """Run one timed search, print the nodes/second of each slice."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="search time (default 10)")
     parser.add_argument("--slice-ms", type=int, default=250, help="slice length (default 250)")
     parser.add_argument("--fen", default=chess.STARTING_FEN, help="position (default: the start position)")

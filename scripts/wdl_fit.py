@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 import chess  # noqa: E402
 import chess.pgn  # noqa: E402
@@ -404,7 +405,7 @@ def _coefficients(name: str, values: Sequence[float]) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pgn", nargs="+", help="PGN files of Pruner's games against itself (.pgn.gz too)")
     parser.add_argument("--degree", type=int, default=1, help="degree of a(m) and b(m) (default: 1)")

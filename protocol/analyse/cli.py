@@ -48,6 +48,7 @@ from protocol.analyse.resume import ResumeError, resume_output
 from protocol.analyse.sources import ZSTD_HINT, InputFormat, missing_zstandard, parse_input_format
 from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, InOrder, TaskFeed
 from protocol.analyse.tasks import Settings, TaskResult, run_task
+from protocol.arguments import ArgumentParser
 from protocol.cluster import ClusterError
 
 MAX_FAILED_STATUS = 63
@@ -67,7 +68,7 @@ class UsageError(Exception):
     """A bad command line."""
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
 
