@@ -1,23 +1,29 @@
 #!/usr/bin/env python3
-"""Protocol latencies of a UCI engine: process start to ``uciok``, and ``stop`` to ``bestmove``.
+"""Protocol latencies of a UCI engine: process start to ``uciok`` and to the first ``readyok``,
+and ``stop`` to ``bestmove``.
 
     python scripts/latency.py                        # Pruner from this checkout (python -m protocol)
     python scripts/latency.py --engine "pypy3 -m protocol" --runs 20
+    python scripts/latency.py --engine "python -m protocol --interpreter auto"   # as `pruner` starts
 
 Start-up: a fresh process per run, timed from just before it is started to the ``uciok``
-line. Stop: in one process, ``go infinite`` on the start position, ``stop`` after the first
-``info depth`` line, timed from writing ``stop`` to reading ``bestmove``. Prints the median
-and the worst of each. Run it on an idle machine.
+line, and to the ``readyok`` of an ``isready`` sent at ``uciok`` (what a GUI waits for before
+its first ``go``; Pruner loads its search modules then). Stop: in one process, ``go
+infinite`` on the start position, ``stop`` after the first ``info depth`` line, timed from
+writing ``stop`` to reading ``bestmove``. Prints the median and the worst of each. Run it on
+an idle machine.
 """
 
-import argparse
 import os
 import shlex
 import statistics
 import subprocess
 import sys
 import time
-from typing import List, Optional
+from typing import List, Optional, Tuple
+
+import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,14 +49,18 @@ def start(command: List[str]) -> subprocess.Popen:
     return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
 
-def startup_ms(command: List[str]) -> float:
-    """Milliseconds from starting a fresh engine process to its ``uciok``."""
+def startup_ms(command: List[str]) -> Tuple[float, float]:
+    """Milliseconds from starting a fresh engine process to its ``uciok``, and to the ``readyok``
+    of an ``isready`` sent then."""
     began = time.perf_counter()
     process = start(command)
     try:
         send(process, "uci")
         read_until(process, "uciok")
-        return (time.perf_counter() - began) * 1000
+        uciok = (time.perf_counter() - began) * 1000
+        send(process, "isready")
+        read_until(process, "readyok")
+        return uciok, (time.perf_counter() - began) * 1000
     finally:
         send(process, "quit")
         process.wait(30)
@@ -81,7 +91,7 @@ def stop_latencies_ms(command: List[str], runs: int) -> List[float]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``latency.py``: measure and print the medians and the worst times."""
-    parser = argparse.ArgumentParser(prog="latency.py", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="latency.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable), metavar="CMD",
                         help="engine command, run in the repository root (default: this Python -m protocol)")
     parser.add_argument("--runs", type=int, default=10, metavar="N", help="runs of each measurement (default: 10)")
@@ -89,8 +99,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     command = shlex.split(args.engine)
     starts = [startup_ms(command) for _ in range(args.runs)]
     stops = stop_latencies_ms(command, args.runs)
-    print("start to uciok: median %.0f ms, worst %.0f ms over %d runs"
-          % (statistics.median(starts), max(starts), len(starts)))
+    for index, line in enumerate(("uciok", "readyok")):
+        times = [pair[index] for pair in starts]
+        print("start to %s: median %.0f ms, worst %.0f ms over %d runs"
+              % (line, statistics.median(times), max(times), len(times)))
     print("stop to bestmove: median %.1f ms, worst %.1f ms over %d runs"
           % (statistics.median(stops), max(stops), len(stops)))
     return 0

@@ -668,7 +668,8 @@ def test_latency_script_measures_start_and_stop(repo_root):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert re.fullmatch(r"start to uciok: median \d+ ms, worst \d+ ms over 2 runs", lines[0]), lines
-    assert re.fullmatch(r"stop to bestmove: median [\d.]+ ms, worst [\d.]+ ms over 2 runs", lines[1]), lines
+    assert re.fullmatch(r"start to readyok: median \d+ ms, worst \d+ ms over 2 runs", lines[1]), lines
+    assert re.fullmatch(r"stop to bestmove: median [\d.]+ ms, worst [\d.]+ ms over 2 runs", lines[2]), lines
 
 
 def test_cli_uci_subcommand_is_the_engine(engine_command, repo_root):
