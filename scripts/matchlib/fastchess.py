@@ -20,14 +20,21 @@ the 95% error from the pentanomial counts, nElo ``(s - 1/2) / sqrt(2 var) * 800 
 LOS from the pair variance, DrawRatio the share of DD and WL pairs, PairsRatio
 ``(WW + WD) / (LD + LL)``, WL/DD the WL pairs over the DD pairs, each with C's floating-point
 rules: a division by zero gives ``inf``, and 0/0 or inf - inf a NaN, printed ``-nan`` as
-fastchess on x86-64 Linux prints it. So a small or one-sided sample shows what fastchess
-would show for the same games (``Elo: inf +/- -nan``); the runner's own lines give a finite
-interval instead (``matchlib.stats``).
+fastchess on x86-64 Linux prints it.
+
+One exception, so that the block never contradicts the runner's final line: where fastchess's
+normal interval is unbounded or has no width (a small or one-sided sample; for a perfect score
+fastchess prints ``Elo: inf +/- -nan, nElo: inf +/- -nan``), the Elo line shows the final line's
+bounded estimate (``stats.elo_estimate``: half an LL and half a WW pair added, the interval on
+the Elo scale), and nElo and LOS are fastchess's formulas over those same adjusted counts. The
+pair counts and their ratios (PairsRatio, WL/DD) stay as fastchess prints them, ``inf`` and
+``-nan`` included. Before the first pair there is nothing to estimate, and the block prints
+fastchess's ``-nan``.
 """
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Optional, Tuple
 
 from .stats import Sprt
@@ -131,9 +138,17 @@ def pentanomial_elo(ll: int, ld: int, wl: int, dd: int, wd: int, ww: int) -> Pen
 
 
 def tally_elo(tally: Tally) -> PentanomialElo:
-    """``pentanomial_elo`` of a match's completed pairs."""
+    """``pentanomial_elo`` of a match's completed pairs; for a sample whose normal interval is
+    unbounded or has no width, the final line's bounded Elo ± and nElo and LOS of its adjusted
+    counts (module docstring)."""
     ll, ld, _, wd, ww = tally.pentanomial
-    return pentanomial_elo(ll, ld, tally.pairs_wl, tally.pairs_dd, wd, ww)
+    exact = pentanomial_elo(ll, ld, tally.pairs_wl, tally.pairs_dd, wd, ww)
+    estimate = tally.penta_elo()
+    if estimate is None or not estimate.adjusted:
+        return exact  # the same Elo ± as the final line's
+    adjusted = pentanomial_elo(ll + 0.5, ld, tally.pairs_wl, tally.pairs_dd, wd, ww + 0.5)
+    return replace(exact, elo=estimate.elo, elo_error=estimate.error, nelo=adjusted.nelo,
+                   nelo_error=adjusted.nelo_error, los=adjusted.los)
 
 
 def time_text(tc: TimeControl) -> str:

@@ -473,14 +473,15 @@ def test_fastchess_result_block_at_report_intervals_and_at_the_end(capsys, tmp_p
     assert end[0] == end[7] == "-" * 50 and end[-1].startswith("Final: W 0 D 6 L 0")
     assert end[1:7] == [
         "Results of Alpha vs Beta (5+0.05, NULL, 16MB, noob_3moves_5000.epd):",
-        "Elo: -0.00 +/- 0.00, nElo: -nan +/- -nan",  # -400 log10(1) is -0.0 in C too
-        "LOS: -nan %, DrawRatio: 100.00 %, PairsRatio: -nan",
+        # fastchess: "Elo: -0.00 +/- 0.00, nElo: -nan +/- -nan" and "LOS: -nan %" (no variance);
+        # the final line's bounded estimate instead (-400 log10(1) is -0.0 in C too)
+        "Elo: -0.00 +/- 170.24, nElo: 0.00 +/- 240.76",
+        "LOS: 50.00 %, DrawRatio: 100.00 %, PairsRatio: -nan",
         "Games: 6, Wins: 0, Losses: 0, Draws: 6, Points: 3.0 (50.00 %)",
         "Ptnml(0-2): [0, 0, 3, 0, 0], WL/DD Ratio: 0.00",
         end[6]]
     assert re.match(r"LLR: -?\d+\.\d\d \(-?\d+\.\d%\) \(-2\.94, 2\.94\) \[0\.00, 5\.00\]$", end[6]), end[6]
-    # the runner's own interval is finite where fastchess's is not
-    assert "Elo +0.0 ± " in end[-1] and "adjusted" in end[-1]
+    assert "Elo +0.0 ± 170.2 (95%, pentanomial, adjusted)" in end[-1]
 
 
 def test_json_holds_the_final_numbers(capsys, tmp_path):
@@ -494,7 +495,9 @@ def test_json_holds_the_final_numbers(capsys, tmp_path):
     assert data["score"] == 0.5 and data["pentanomial"] == [0, 0, 1, 0, 0] and data["pairs_dd"] == 1
     assert data["elo"]["model"] == "pentanomial" and data["elo"]["adjusted"] is True
     assert data["elo"]["low"] < data["elo"]["value"] < data["elo"]["high"]
-    assert data["fastchess"]["nelo"] is None  # fastchess's nElo of a zero variance is not a number
+    # fastchess's nElo of a zero variance is not a number: the block's comes from the adjusted counts
+    assert data["fastchess"]["elo"] == pytest.approx(data["elo"]["value"]) and data["fastchess"]["nelo"] == 0.0
+    assert data["fastchess"]["elo_error"] == pytest.approx(data["elo"]["error"])
     assert data["sprt"]["decision"] is None and data["sprt"]["upper"] == pytest.approx(2.944, abs=1e-3)
     assert data["faults"]["total"] == 0 and data["exit_status"] == code == EXIT_INCONCLUSIVE
     assert "Elo %+.1f ± %.1f" % (data["elo"]["value"] + 0.0, data["elo"]["error"]) in lines[-1]

@@ -6,9 +6,12 @@ versus two draws (WL/DD) follows from the printed ratio and the W/L/D counts. Th
 use fastchess's default SPRT model, the normalized one (``--sprt-model normalized`` here).
 """
 
+import math
+import re
+
 import pytest
 
-from matchlib import fastchess
+from matchlib import fastchess, report
 from matchlib.stats import Sprt
 from matchlib.tally import Tally
 from matchlib.timecontrol import TimeControl
@@ -51,9 +54,10 @@ LOS: 100.00 %, DrawRatio: 0.00 %, PairsRatio: inf
 Games: 24, Wins: 18, Losses: 0, Draws: 6, Points: 21.0 (87.50 %)
 Ptnml(0-2): [0, 0, 0, 6, 6], WL/DD Ratio: -nan
 LLR: 3.25 (110.4%) (-2.94, 2.94) [0.00, 100.00]"""),
-    # every game won: C's division by zero and inf - inf, printed as fastchess prints them
+    # every game won: fastchess prints "Elo: inf +/- -nan, nElo: inf +/- -nan" here; the block
+    # shows the final line's bounded estimate instead (test_a_one_sided_sample_...)
     ((0, 0, 0, 0, 0, 74), (0, 10), """\
-Elo: inf +/- -nan, nElo: inf +/- -nan
+Elo: 869.27 +/- 483.13, nElo: 1489.35 +/- 55.60
 LOS: 100.00 %, DrawRatio: 0.00 %, PairsRatio: inf
 Games: 148, Wins: 148, Losses: 0, Draws: 0, Points: 148.0 (100.00 %)
 Ptnml(0-2): [0, 0, 0, 0, 74], WL/DD Ratio: -nan
@@ -68,6 +72,24 @@ def test_block_lines_equal_fastchess_output(pairs, hypotheses, expected):
     assert lines[0] == lines[-1] == "-" * 50
     assert lines[1] == "Results of new vs old (10+0.1, NULL, NULL):"
     assert "\n".join(lines[2:-1]) == expected
+
+
+@pytest.mark.parametrize("pairs", [(0, 0, 0, 0, 0, 5), (5, 0, 0, 0, 0, 0), (0, 0, 0, 3, 0, 0), (0, 0, 0, 0, 1, 0),
+                                   (0, 0, 0, 0, 4, 6), (0, 0, 1, 0, 0, 0)])
+def test_the_block_and_the_final_line_agree_and_stay_finite(pairs):
+    """10-0 printed "Elo: inf +/- -nan" beside the final line's "+416.6 ± 502.9": where fastchess's
+    interval is unbounded or has no width (all but the 4 WD + 6 WW pairs here), the block's Elo
+    is the final line's, and nElo and LOS are finite."""
+    tally = tally_of(*pairs)
+    lines = fastchess.block(tally, "a", "b", fastchess.Setup("10+0.1"))
+    elo, error, nelo, nelo_error = map(float, re.fullmatch(
+        r"Elo: (\S+) \+/- (\S+), nElo: (\S+) \+/- (\S+)", lines[2]).groups())
+    los = float(re.match(r"LOS: (\S+) %", lines[3]).group(1))
+    assert all(math.isfinite(value) for value in (elo, error, nelo, nelo_error, los)), lines
+    final = re.search(r"Elo ([+-]\S+) ± (\S+) \(95%, pentanomial(, adjusted)?\)", report.final_line(tally))
+    assert final, report.final_line(tally)
+    assert "%+.1f ± %.1f" % (elo + 0.0, error) == "%+.1f ± %s" % (float(final.group(1)), final.group(2))
+    assert error > 0 and nelo_error > 0 and (elo > 0) == (nelo > 0) == (los > 50) or elo == nelo == 0
 
 
 def test_a_tie_of_two_split_pairs():
