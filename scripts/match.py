@@ -24,7 +24,7 @@ from matchlib.adjudication import AdjudicationRules  # noqa: E402
 from matchlib.args import checked, game_pairs, positive_int, positive_ms, time_control  # noqa: E402
 from matchlib.cluster import ClusterMatch, cluster_address  # noqa: E402
 from matchlib import jsonout  # noqa: E402
-from matchlib.engines import parse_engine_spec  # noqa: E402
+from matchlib.engines import parse_engine_spec, this_pruner  # noqa: E402
 from matchlib.fastchess import DEFAULT_EVERY as DEFAULT_REPORT_EVERY  # noqa: E402
 from matchlib.game import GameSettings  # noqa: E402
 from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
@@ -44,7 +44,9 @@ DEFAULT_960_BOOK = os.path.join(BOOKS, "chess960_starts.epd")
 START_POSITION = "startpos"
 """``--openings startpos``: every game from the start position (say so to mean it)."""
 START_POSITION_TEXT = "start position"
-DEFAULT_OPPONENT = "pruner"
+DEFAULT_OPPONENT = this_pruner()
+"""Engine 2 with one --engine: Pruner from this checkout, on this Python (moved onto PyPy as
+``pruner`` is), so the venv need not be on the PATH."""
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -76,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     engines = parser.add_argument_group("engines")
     engines.add_argument("--engine", action="append", metavar="CMD", required=True,
                          help="engine command; give it twice for engine 1 and engine 2, once to play against "
-                              "Pruner ('%s')" % DEFAULT_OPPONENT)
+                              "Pruner from this checkout (this Python -m protocol, on PyPy when installed, as "
+                              "`pruner` runs)")
     engines.add_argument("--name1", help="name of engine 1 in output and PGN (default: its 'id name')")
     engines.add_argument("--name2", help="name of engine 2")
     engines.add_argument("--dir1", metavar="DIR", help="working directory of engine 1 (e.g. a git worktree)")

@@ -20,7 +20,7 @@ from engine.cpus import usable_cpus  # noqa: E402
 import chess.engine  # noqa: E402
 
 from matchlib.args import checked, positive_int, positive_ms, positive_seconds  # noqa: E402
-from matchlib.engines import EngineStartError, parse_engine_spec  # noqa: E402
+from matchlib.engines import EngineStartError, parse_engine_spec, this_pruner  # noqa: E402
 from matchlib.epdsuite import SolveResult, load_suite, run_suite  # noqa: E402
 
 
@@ -36,7 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
                "Exit status: 0 done, 2 a bad argument, a file without positions or an engine that could not "
                "be started. See docs/suite.md.")
     parser.add_argument("epd", help="EPD file (bm/am/id/c0 opcodes)")
-    parser.add_argument("--engine", default="pruner", metavar="CMD", help="engine command (default: pruner)")
+    parser.add_argument("--engine", default=this_pruner(), metavar="CMD",
+                        help="engine command (default: Pruner from this checkout, run as `pruner` runs)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="UCI option (repeatable), e.g. Hash=64")
     parser.add_argument("--dir", metavar="DIR", help="working directory of the engine")

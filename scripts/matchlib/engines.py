@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -19,6 +20,9 @@ from typing import IO, Dict, Iterable, List, Optional, Tuple
 
 import chess
 import chess.engine
+
+from . import ROOT
+from protocol.interpreter import AUTO, VARIABLE
 
 _ENV_TOKEN = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 _RUNNER_KEYS = ("cwd", "dir", "name")
@@ -64,6 +68,15 @@ def find_stockfish() -> Optional[str]:
         if os.access(path, os.X_OK):
             return path
     return None
+
+
+def this_pruner() -> str:
+    """The engine command of Pruner from this checkout, a script's default engine: run by the
+    Python running the script (no ``pruner`` on the PATH, no active venv needed) in the
+    checkout's root, and moved onto PyPy as the ``pruner`` command is (``PRUNER_INTERPRETER``
+    as the user set it, else ``auto``: protocol/interpreter.py)."""
+    words = ["cwd=" + ROOT] + ([] if os.environ.get(VARIABLE, "").strip() else ["%s=%s" % (VARIABLE, AUTO)])
+    return " ".join(shlex.quote(word) for word in words + [sys.executable, "-m", "protocol"])
 
 
 def parse_option(text: str) -> Tuple[str, str]:

@@ -614,9 +614,11 @@ def test_match_from_the_start_position_only_is_loud(tmp_path):
 # --- Pruner ----------------------------------------------------------------------------------
 
 def test_pruner_vs_pruner(tmp_path):
-    """Four games of Pruner against itself at 1+0.05, through the command line."""
+    """Four games of Pruner against itself at 1+0.05, through the command line: this Python's
+    against the default opponent (on PyPy when one is installed)."""
     pgn = tmp_path / "pruner.pgn"
-    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", "pruner",
+    engine = "cwd=%s %s -m protocol" % (ROOT, sys.executable)
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", engine,
                            "--tc", "1+0.05", "--games", "4", "--concurrency", "2", "--max-moves", "25",
                            "--openings", NOOB, "--seed", "1", "--pgn", str(pgn)],
                           capture_output=True, text=True, timeout=150)
@@ -721,3 +723,28 @@ def test_resume_reads_faults_and_refuses_what_is_not_one_match(tmp_path):
     with pytest.raises(ValueError, match="game 5 is beyond this command's --games 4"):
         resume(str(pgn), openings, [0, 1], 4)
     assert resume(str(tmp_path / "none.pgn"), openings, [0, 1], 4).pairs == frozenset()
+
+
+# --- the default opponent --------------------------------------------------------------------
+
+def test_the_default_opponent_is_this_checkouts_pruner_on_this_python(monkeypatch):
+    from matchlib import ROOT as MATCHLIB_ROOT
+    from matchlib.engines import this_pruner
+    monkeypatch.delenv("PRUNER_INTERPRETER", raising=False)
+    spec = parse_engine_spec(this_pruner())
+    assert spec.command == [sys.executable, "-m", "protocol"] and spec.cwd == MATCHLIB_ROOT == ROOT
+    assert spec.env == {"PRUNER_INTERPRETER": "auto"}  # as the `pruner` command runs
+    monkeypatch.setenv("PRUNER_INTERPRETER", "cpython")
+    assert parse_engine_spec(this_pruner()).env == {}  # the user's choice is inherited as it is
+    assert parse_engine_spec(this_pruner(), cwd="/elsewhere").cwd == "/elsewhere"  # --dir2 still wins
+
+
+def test_one_engine_needs_no_pruner_on_the_path(tmp_path):
+    """The venv's `pruner` was the default opponent, found only with the venv on the PATH."""
+    env = dict(os.environ, PATH=str(tmp_path), PRUNER_INTERPRETER="cpython")
+    proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", fake(), "--depth", "1",
+                           "--games", "2", "--openings", NOOB, "--max-moves", "6", "--seed", "3"],
+                          capture_output=True, text=True, timeout=120, env=env, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.match(r"Final: W \d+ D \d+ L \d+ .* faults 0$", proc.stdout.splitlines()[-1]), proc.stdout
+    assert "vs Pruner" in proc.stdout, proc.stdout
