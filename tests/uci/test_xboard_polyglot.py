@@ -1,11 +1,14 @@
 """A real GUI adapter: xboard/WinBoard users run UCI engines through PolyGlot (Debian package
-``polyglot``). The test writes a PolyGlot ini for ``python -m protocol``, speaks the xboard
-protocol (CECP) to PolyGlot and plays a 24-ply game: the engine plays White at depth 2, the
-test answers for Black with seeded random legal moves; every engine move must be legal.
+``polyglot``). The test takes the PolyGlot ini that docs/gui.md gives (the venv's ``pruner`` by
+its full path; the ini it gave before, ``python3 -m protocol``, failed with ``child exited with
+status 1`` for anyone who had installed into a venv), speaks the xboard protocol (CECP) to
+PolyGlot and plays a 24-ply game: the engine plays White at depth 2, the test answers for
+Black with seeded random legal moves; every engine move must be legal.
 """
 
 import os
 import random
+import re
 import shutil
 import sys
 
@@ -29,24 +32,45 @@ pytestmark = [pytest.mark.skipif(POLYGLOT is None, reason="polyglot is not insta
               pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")]
 
 PLIES = 24
+VENV = "/path/to/pruner-venv"
+"""The placeholder of docs/gui.md's ini: the venv Pruner was installed into."""
 
 
-def write_ini(directory, repo_root) -> str:
-    path = os.path.join(str(directory), "pruner.ini")
-    with open(path, "w") as f:
-        f.write("[PolyGlot]\n"
-                "EngineDir = %s\n"
-                "EngineCommand = %s -m protocol\n"
-                "Log = false\n"
-                "Book = false\n"
-                "[Engine]\n"
-                "Hash = 16\n" % (repo_root, sys.executable))
-    return path
+def documented_ini(repo_root) -> str:
+    """The ``ini`` block of docs/gui.md's PolyGlot section."""
+    with open(os.path.join(repo_root, "docs", "gui.md"), encoding="utf-8") as handle:
+        section = handle.read().split("### xboard / WinBoard through PolyGlot", 1)[1].split("\n### ", 1)[0]
+    return re.search(r"```ini\n(.*?)```", section, re.S).group(1)
 
 
-def test_a_game_through_polyglot(tmp_path, repo_root):
-    ini = write_ini(tmp_path, repo_root)
-    child = pexpect.popen_spawn.PopenSpawn([POLYGLOT, ini], cwd=str(tmp_path), timeout=30, encoding="utf-8")
+def make_venv(directory, repo_root) -> str:
+    """A stand-in for the venv: ``bin/pruner`` as pip writes a console script (this Python in
+    its first line, then ``protocol.__main__.main``), starting this checkout's code."""
+    venv = directory / "pruner-venv"
+    (venv / "bin").mkdir(parents=True)
+    script = venv / "bin" / "pruner"
+    script.write_text("#!%s\nimport sys\nsys.path.insert(0, %r)\nfrom protocol.__main__ import main\n"
+                      "sys.exit(main())\n" % (sys.executable, repo_root))
+    script.chmod(0o755)
+    return str(venv)
+
+
+def test_the_documented_ini_names_the_venvs_pruner(repo_root):
+    ini = documented_ini(repo_root)
+    assert "EngineCommand = %s/bin/pruner\n" % VENV in ini and "EngineDir = %s\n" % VENV in ini
+    assert "python3 -m protocol" not in ini
+
+
+def test_a_game_through_polyglot_with_the_documented_ini(tmp_path, repo_root):
+    ini = str(tmp_path / "pruner.ini")
+    with open(ini, "w") as handle:
+        handle.write(documented_ini(repo_root).replace(VENV, make_venv(tmp_path, repo_root)))
+    workdir = tmp_path / "elsewhere"  # xboard's folder, not the engine's
+    workdir.mkdir()
+    # a GUI's PATH: no venv on it; the engine is found by its full path alone
+    env = dict(os.environ, PATH=os.pathsep.join(["/usr/bin", "/bin"]))
+    child = pexpect.popen_spawn.PopenSpawn([POLYGLOT, ini], cwd=str(workdir), timeout=30, encoding="utf-8",
+                                           env=env)
     try:
         child.sendline("xboard")
         child.sendline("protover 2")
