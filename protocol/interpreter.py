@@ -44,7 +44,7 @@ PYPY_COMMAND = "pypy3"
 """What ``auto`` looks for on the PATH (Debian, Ubuntu, Homebrew and conda name PyPy 3 so)."""
 MINIMUM = (3, 9)
 """The oldest Python version Pruner's code runs on (pyproject's ``requires-python``)."""
-PROBE_SECONDS = 10.0
+PROBE_SECONDS = 5.0
 """A ``pypy3`` that has not printed its version by then is left alone."""
 HANDOVER = "PRUNER_INTERPRETER_HANDOVER"
 """Set across an exec: why the new process runs where it does, after ``FELL_BACK`` when PyPy
