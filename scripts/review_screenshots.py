@@ -16,13 +16,15 @@ The browser tests (tests/analyse/test_review_interactive.py) use ``start_browser
 ``emulated`` from here. Exit status: 0 written, 2 a bad argument or no browser.
 """
 
-import argparse
 import contextlib
 import os
 import shutil
 import sys
 import tempfile
 from typing import Iterator, List, Optional, Tuple
+
+import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
+from protocol.arguments import ArgumentParser  # noqa: E402
 
 DESKTOP = (1280, 900)
 """A laptop's browser window, CSS pixels."""
@@ -97,8 +99,8 @@ def reduce_colours(path: str, colours: int) -> bool:
     return True
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="review_screenshots.py", description=__doc__.split("\n\n")[0])
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="review_screenshots.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("report", help="the review page (pruner analyse --report FILE.html)")
     parser.add_argument("--select", metavar="FRAGMENT", default="",
                         help="open the page at this address fragment, e.g. g1-ply-30 (game 1 after 30 plies)")
