@@ -20,8 +20,8 @@ streams (lines sent meanwhile wait in the pipe), signals reach PyPy directly; no
 The bootstrap puts the folders holding this installation's ``protocol``, ``engine`` and
 python-chess on PyPy's path, after PyPy's standard library and before its own site-packages, so
 PyPy runs the very files CPython would have run (all pure Python). If they do not import there,
-the bootstrap executes CPython again, and Pruner runs on CPython and says why (``running_on``:
-``pruner --version``, an ``info string`` after ``uci``, one line on stderr).
+the bootstrap executes CPython again, and Pruner runs on CPython and says why (``describe``:
+``pruner --version``, an ``info string`` after ``uci``; and one line on stderr).
 
 Windows has no exec (``os.execv`` starts a new process and ends this one, and the GUI would see
 its engine exit), so there Pruner stays where it started: install it into a PyPy venv instead.
@@ -51,6 +51,7 @@ HANDOVER = "PRUNER_INTERPRETER_HANDOVER"
 handed back to CPython. The new process reads and removes it, so no engine that Pruner starts
 (``pruner analyse --engine pruner``) inherits it."""
 FELL_BACK = "!"
+"""Marks a ``HANDOVER`` from PyPy's bootstrap back to CPython (the new process warns on stderr)."""
 NURSERY = "4M"
 """``PYPY_GC_NURSERY`` for a PyPy started from CPython (the reason: protocol/__main__.py)."""
 
@@ -85,7 +86,7 @@ directory's ``protocol``)."""
 
 _reason = "started on %s" % platform.python_implementation()
 """Why this process runs on its interpreter: set once by ``start`` (a fact of the process, as
-``sys.executable`` is), read by ``running_on``."""
+``sys.executable`` is), read by ``reason``."""
 
 
 class Request(NamedTuple):
