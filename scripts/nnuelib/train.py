@@ -156,6 +156,10 @@ class TrainSettings:
     net that learnt the difference would inflate every score the search's margins compare."""
     residual: bool = True
     """The net corrects the classical evaluation (else it replaces it)."""
+    weight_decay: float = 0.0
+    """Decoupled weight decay (AdamW) of W1 and W2 per step, times the learning rate: with a
+    few hundred thousand positions a net fits noise in single piece-squares, which moves the
+    evaluation between sibling positions without ranking them better."""
     holdout: int = 50
     """One game in this many is held out for the reported loss."""
     seed: int = 1
@@ -307,6 +311,10 @@ def train(data: Prepared, settings: TrainSettings, report: Callable[[str], None]
                 m_hat = m / (1 - beta1 ** step)
                 v_hat = v / (1 - beta2 ** step)
                 param -= (lr * m_hat / (np.sqrt(v_hat) + eps)).astype(np.float32)
+            if settings.weight_decay:
+                shrink = np.float32(1.0 - lr * settings.weight_decay)
+                model.w1 *= shrink
+                model.w2 *= shrink
             model.clip()
         valid = evaluate_loss(model, valid_set, valid_target, settings.k)
         teacher_only = evaluate_loss(model, valid_set, teacher_target, settings.k)
