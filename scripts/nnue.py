@@ -40,7 +40,7 @@ def _gen_worker(args) -> None:
 def cmd_gen(options) -> int:
     from nnuelib.datagen import Settings, SettingsMismatch, prepare_run
     settings = Settings(seed=options.seed, nodes=options.nodes, teacher=options.teacher, jobs=options.jobs,
-                        book=os.path.basename(options.book))
+                        book=os.path.basename(options.book), children=options.children)
     try:
         prepare_run(options.out, settings)
     except SettingsMismatch as exc:
@@ -142,6 +142,8 @@ def main(argv=None) -> int:
     gen.add_argument("--seed", type=int, default=1)
     gen.add_argument("--nodes", type=int, default=1000, help="Pruner's nodes per move in the games")
     gen.add_argument("--teacher", default="stockfish:8", help="stockfish:<depth> or pruner:<depth>")
+    gen.add_argument("--children", type=int, default=8,
+                     help="also keep the positions after the teacher's N best moves (0: none)")
     gen.add_argument("--book", default=DEFAULT_BOOK)
     gen.add_argument("--stockfish", default=_stockfish())
     gen.set_defaults(run=cmd_gen)

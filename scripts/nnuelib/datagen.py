@@ -15,10 +15,11 @@ game's result and the teacher's score (Stockfish at a fixed depth, or Pruner's o
 search). Games end by the rules or by adjudication (a score above ``resign_cp`` for both
 sides over four plies; a score within ``draw_cp`` for twelve plies after ply 80; ply 400).
 
-A line: ``<FEN>|<result>|<teacher cp>|<search cp>|<ply>|<teacher's move>``; the result (1,
+A line: ``<FEN>|<result>|<teacher cp>|<search cp>|<ply>|<teacher's move>[|c]``; the result (1,
 0.5, 0) and both scores are from White's view; a teacher's mate is written as +/- 20000; the
-teacher's best move (UCI) lets ``prepare`` leave out positions the teacher solves by a capture.
-A game whose start (after the random moves) the teacher scores beyond ``balanced_cp`` is not
+teacher's best move (UCI) lets ``prepare`` leave out positions the teacher solves by a capture;
+``c`` marks a child (``Settings.children``), whose search column is 0 and whose move is the
+reply the teacher expects. A game whose start (after the random moves) the teacher scores beyond ``balanced_cp`` is not
 played: a random move that hangs a piece makes a one-sided game, and its positions teach
 little that the material count does not.
 """
@@ -56,6 +57,12 @@ class Settings:
     """The opening book's file name (its base name: the run directory may move)."""
     random_plies: Tuple[int, int] = (2, 6)
     balanced_cp: int = 250
+    children: int = 0
+    """With N > 0 the teacher scores each kept position's N best moves (MultiPV) and the
+    positions after them are kept too (those not in check), each labelled with its line's
+    score and the reply the teacher expects: siblings scored by the same search teach the net
+    to rank moves, which positions from the game alone did not (nets trained without them
+    lost 67-107 Elo at fixed nodes; docs/nnue.md)."""
     min_ply: int = 16
     resign_cp: int = 1000
     draw_cp: int = 10
@@ -80,8 +87,10 @@ def prepare_run(directory: str, settings: Settings) -> None:
     if os.path.exists(meta):
         with open(meta) as handle:
             recorded = json.load(handle)
-        differ = ["%s (run: %r, asked: %r)" % (key, recorded.get(key), value)
-                  for key, value in wanted.items() if recorded.get(key) != value]
+        defaults = Settings(seed=0, nodes=0, teacher="", jobs=0, book="").to_json()
+        # A setting added after a run was made reads as its default there.
+        differ = ["%s (run: %r, asked: %r)" % (key, recorded.get(key, defaults[key]), value)
+                  for key, value in wanted.items() if recorded.get(key, defaults[key]) != value]
         if differ:
             raise SettingsMismatch("%s was made with other settings: %s" % (directory, "; ".join(differ)))
         return
@@ -155,6 +164,27 @@ class Teacher:
         if abs(score) >= MATE_BOUND:
             score = TEACHER_MATE if score > 0 else -TEACHER_MATE
         return (score if board.turn else -score), result.best_move.uci() if result.best_move else ""
+
+    def lines_white(self, board: chess.Board, count: int) -> List[Tuple[chess.Move, int, str]]:
+        """The teacher's ``count`` best moves of ``board`` (MultiPV): each move, its score from
+        White's view and the reply the teacher expects (UCI, "" when none), best first."""
+        out = []
+        if self.kind == "stockfish":
+            infos = self.engine.analyse(board, chess.engine.Limit(depth=self.depth), multipv=count)
+            for info in infos:
+                pv = info.get("pv")
+                if pv:
+                    out.append((pv[0], info["score"].white().score(mate_score=TEACHER_MATE),
+                                pv[1].uci() if len(pv) > 1 else ""))
+            return out
+        result = self.searcher.search(board, Limits(depth=self.depth), multipv=count)
+        for line in result.lines:
+            if line.pv:
+                score = line.score
+                if abs(score) >= MATE_BOUND:
+                    score = TEACHER_MATE if score > 0 else -TEACHER_MATE
+                out.append((line.pv[0], score if board.turn else -score, line.pv[1].uci() if len(line.pv) > 1 else ""))
+        return out
 
     def close(self) -> None:
         if self.kind == "stockfish":
@@ -249,8 +279,21 @@ def run_worker(directory: str, settings: Settings, worker: int, book_path: str, 
                     kept, result = played
                     lines = []
                     for fen, search_cp, ply in kept:
-                        teacher_cp, teacher_move = teacher.score_white(chess.Board(fen))
-                        lines.append("%s|%g|%d|%d|%d|%s\n" % (fen, result, teacher_cp, search_cp, ply, teacher_move))
+                        board = chess.Board(fen)
+                        if not settings.children:
+                            teacher_cp, teacher_move = teacher.score_white(board)
+                            lines.append("%s|%g|%d|%d|%d|%s\n" % (fen, result, teacher_cp, search_cp, ply, teacher_move))
+                            continue
+                        found = teacher.lines_white(board, settings.children)
+                        if not found:
+                            continue
+                        best_move, best_cp, _reply = found[0]
+                        lines.append("%s|%g|%d|%d|%d|%s\n" % (fen, result, best_cp, search_cp, ply, best_move.uci()))
+                        for move, child_cp, reply in found:
+                            board.push(move)
+                            if not board.is_check():
+                                lines.append("%s|%g|%d|0|%d|%s|c\n" % (board.fen(), result, child_cp, ply + 1, reply))
+                            board.pop()
                     lines.append("#g %d\n" % number)
                     out.write("".join(lines))
                     out.flush()

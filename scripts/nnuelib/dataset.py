@@ -20,6 +20,9 @@ class Record(NamedTuple):
     ply: int
     teacher_move: str
     """The teacher's best move (UCI), "" in runs of format 1."""
+    child: bool = False
+    """A position after one of the teacher's best moves of a game position (``children``),
+    not one of the game."""
 
 
 def shard_paths(directory: str) -> List[str]:
@@ -53,10 +56,12 @@ def games_of_shard(path: str) -> Iterator[Tuple[int, List[Record]]]:
             fields = line.rstrip("\n").split("|")
             if len(fields) == 5:
                 fields.append("")  # format 1: no teacher's move
-            elif len(fields) != 6:
+            if len(fields) == 6:
+                fields.append("")
+            elif len(fields) != 7:
                 continue
-            fen, result, teacher, search, ply, move = fields
-            pending.append(Record(fen, float(result), int(teacher), int(search), int(ply), move))
+            fen, result, teacher, search, ply, move, kind = fields
+            pending.append(Record(fen, float(result), int(teacher), int(search), int(ply), move, kind == "c"))
 
 
 def position_key(fen: str) -> str:

@@ -30,7 +30,7 @@ def test_records_are_complete_games_with_labels_from_whites_view(tmp_path):
     _run(tmp_path, _settings(), 3)
     rows = list(dataset.records(str(tmp_path)))
     assert rows, "three games keep some positions"
-    for fen, result, teacher, search, ply, move in rows:
+    for fen, result, teacher, search, ply, move, _child in rows:
         board = chess.Board(fen)
         assert board.is_valid() and not board.is_check()
         assert result in (0.0, 0.5, 1.0)
@@ -72,3 +72,20 @@ def test_stats_count_games_positions_and_duplicates(tmp_path):
     lines = dataset.run_stats(str(tmp_path))
     assert lines[0] == "games: %d" % len(_game_numbers(tmp_path / "w0.txt"))
     assert lines[1].startswith("positions: %d (" % len(list(dataset.records(str(tmp_path)))))
+
+
+def test_children_are_the_positions_after_the_teachers_best_moves(tmp_path):
+    _run(tmp_path, _settings(children=3), 2)
+    rows = list(dataset.records(str(tmp_path)))
+    parents = [r for r in rows if not r.child]
+    children = [r for r in rows if r.child]
+    assert parents and children and len(children) <= 3 * len(parents)
+    after = set()
+    for parent in parents:
+        board = chess.Board(parent.fen)
+        for move in board.legal_moves:
+            board.push(move)
+            after.add(board.fen())
+            board.pop()
+    assert all(child.fen in after and child.search == 0 for child in children)
+    assert all(not chess.Board(child.fen).is_check() for child in children)
