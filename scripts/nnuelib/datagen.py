@@ -297,7 +297,7 @@ def run_worker(directory: str, settings: Settings, worker: int, book_path: str, 
                     lines.append("#g %d\n" % number)
                     out.write("".join(lines))
                     out.flush()
-                    made += len(kept)
+                    made += len(lines) - 1
                 number += settings.jobs
                 if report is not None:
                     elapsed = time.monotonic() - start
