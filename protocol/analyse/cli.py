@@ -22,18 +22,12 @@ and docs/cluster.md.
 import argparse
 import collections
 import contextlib
-import multiprocessing
-import multiprocessing.connection
-import multiprocessing.process
 import os
-import pickle
-import queue
 import signal
 import threading
 import sys
 import time
-from dataclasses import dataclass, field
-from typing import IO, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import IO, Callable, Deque, Iterable, Iterator, List, Optional
 
 
 from engine.analysis import DEFAULT_DEPTH
@@ -44,10 +38,10 @@ from protocol.analyse.inputs import GameTask, Inputs, Selection, Task
 from protocol.analyse import cluster_runner, uci_engine
 from protocol.analyse.review import collect as review_collect
 from protocol.analyse.output import FORMATS, Progress, make_writer
+from protocol.analyse.pool import ProcessRunner
 from protocol.analyse.resume import ResumeError, resume_output
 from protocol.analyse.sources import ZSTD_HINT, InputFormat, missing_zstandard, parse_input_format
-from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, InOrder, TaskFeed
-from protocol.analyse.tasks import Settings, TaskResult, run_task
+from protocol.analyse.tasks import Settings
 from protocol.arguments import ArgumentParser
 from protocol.cluster import ClusterError
 
@@ -58,10 +52,6 @@ EXIT_USAGE = 64
 EXIT_INTERRUPTED = 130
 """Stopped by Ctrl-C (128 + SIGINT)."""
 
-POLL_SECONDS = 0.1
-"""How often the parent process looks whether the run is over while it waits for a result."""
-ORPHAN_SECONDS = 1.0
-"""How often an idle worker process looks whether ``pruner analyse`` is still there."""
 
 
 class UsageError(Exception):
@@ -147,220 +137,6 @@ def build_parser() -> argparse.ArgumentParser:
     cluster_runner.add_arguments(parser)  # --cluster ADDRESS, --resume
     return parser
 
-
-
-def _worker_main(settings: Settings, work, results) -> None:
-    """A worker process: tasks from ``work`` until None, results and progress to ``results``
-    (the writing end of a pipe of its own). Ctrl-C is left to the parent, which terminates the
-    workers; a parent that died without doing so (killed) is noticed within ``ORPHAN_SECONDS``
-    of the last task, or at the next write (the pipe is broken)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = multiprocessing.parent_process()
-    try:
-        while True:
-            try:
-                item = work.get(timeout=ORPHAN_SECONDS)
-            except queue.Empty:
-                if parent is not None and not parent.is_alive():
-                    return
-                continue
-            if item is None:
-                return
-            index, task = item
-            result = run_task(task, settings, lambda n: results.send(("tick", n)))
-            results.send(("done", (index, result)))
-    except (BrokenPipeError, EOFError):  # the parent has gone: nobody reads the results
-        return
-
-
-def _worker_context():
-    """How worker processes start: from a fork server where there is one (Linux, macOS), so
-    that a worker never inherits a lock that the input reader's thread holds at that moment
-    (a fork of this process would: its standard input, the files being decompressed), else as
-    the platform does (spawn on Windows). The server imports this module once, so a worker
-    starts in milliseconds."""
-    try:
-        context = multiprocessing.get_context("forkserver")
-    except ValueError:
-        return multiprocessing.get_context()
-    context.set_forkserver_preload(["protocol.analyse.cli"])
-    return context
-
-
-WORKER_ATTEMPTS = 2
-"""A task whose worker process died (killed, out of memory) is given to a new worker; after
-this many deaths on the same task it fails with a reason instead (it may be what kills them)."""
-
-
-@dataclass
-class _Worker:
-    """A worker process, its own task queue and the tasks it holds (index -> task)."""
-
-    process: multiprocessing.process.BaseProcess
-    work: object
-    held: Dict[int, Task] = field(default_factory=dict)
-
-
-class Runner:
-    """Runs tasks in order, in-process (``jobs == 1``) or in worker processes; a context manager.
-
-    ``run`` takes any iterable of tasks, read ahead on a thread (``stream.TaskFeed``): at most
-    ``jobs * IN_FLIGHT_PER_JOB`` tasks are in the workers' hands or done and waiting for an
-    earlier one, at most ``READ_AHEAD`` more are read. Worker processes are started as tasks
-    come, up to ``jobs``: never more than there are tasks (``_worker_context``).
-
-    Each worker has a queue of its own, so the runner knows which tasks a worker holds: when a
-    worker process dies (killed, out of memory), its tasks go to a new worker, and a task that
-    has killed ``WORKER_ATTEMPTS`` workers fails with the reason, so a run never waits forever
-    for a result that cannot come.
-    """
-
-    def __init__(self, settings: Settings, jobs: int, tick: Callable[[int], None]) -> None:
-        self.settings = settings
-        self.jobs = jobs
-        self.tick = tick
-        self.workers: List[multiprocessing.process.BaseProcess] = []
-        """The worker processes started so far (replacements included)."""
-        self._live: List[_Worker] = []
-        self._owner: Dict[int, _Worker] = {}
-        self._deaths: Dict[int, int] = {}
-        self._stop = threading.Event()
-        self._forwarder: Optional[threading.Thread] = None
-        self._queues: List = []
-        self._readers: List = []
-        """The reading ends of the live workers' result pipes (the forwarder waits on them)."""
-        self._readers_lock = threading.Lock()
-
-    def __enter__(self) -> "Runner":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for process in self.workers:  # nothing left to wait for, or interrupted: stop now
-            if process.is_alive():
-                process.terminate()
-        for process in self.workers:
-            process.join()
-        self._stop.set()
-        if self._forwarder is not None:
-            self._forwarder.join()
-        for channel in self._queues:
-            channel.cancel_join_thread()
-            channel.close()
-        with self._readers_lock:
-            for reader in self._readers:
-                reader.close()
-            self._readers = []
-        self.workers, self._queues, self._forwarder, self._live = [], [], None, []
-
-    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
-        """Results in the order of ``tasks``."""
-        if self.jobs <= 1:
-            with TaskFeed(tasks, 1, read_ahead=READ_AHEAD) as feed:
-                while True:
-                    task = feed.take(wait=True)
-                    if task is None:
-                        return
-                    yield run_task(task, self.settings, self.tick)
-                    feed.done()
-        context = _worker_context()
-        events: "queue.Queue[Tuple[str, object]]" = queue.Queue()
-        self._forwarder = threading.Thread(target=self._forward, args=(events,), daemon=True,
-                                           name="pruner-analyse-results")
-        self._forwarder.start()
-        window = self.jobs * IN_FLIGHT_PER_JOB
-        order: InOrder[TaskResult] = InOrder()
-        submitted = 0
-        checked = time.monotonic()
-        with TaskFeed(tasks, window, lambda: events.put(("input", None)), READ_AHEAD) as feed:
-            while True:
-                for result in order.ready():
-                    feed.done()
-                    yield result
-                while submitted - order.next < window:
-                    task = feed.take()
-                    if task is None:
-                        break
-                    self._assign(context, submitted, task)
-                    submitted += 1
-                if feed.finished and order.next == submitted:
-                    return
-                if time.monotonic() - checked >= POLL_SECONDS:
-                    checked = time.monotonic()
-                    self._replace_dead_workers(context, order)
-                try:
-                    kind, payload = events.get(timeout=POLL_SECONDS)
-                except queue.Empty:
-                    continue
-                if kind == "tick":
-                    self.tick(payload)  # type: ignore[arg-type]
-                elif kind == "done":
-                    index, result = payload  # type: ignore[misc]
-                    owner = self._owner.pop(index, None)
-                    if owner is not None:  # else a result already taken (from a worker that died after it)
-                        owner.held.pop(index, None)
-                        order.add(index, result)
-
-    def _assign(self, context, index: int, task: Task) -> None:
-        """Give a task to a new worker while fewer than ``jobs`` live, else to the least busy."""
-        if len(self._live) < self.jobs:
-            worker = self._start_worker(context)
-        else:
-            worker = min(self._live, key=lambda live: len(live.held))
-        worker.held[index] = task
-        self._owner[index] = worker
-        worker.work.put((index, task))  # type: ignore[attr-defined]
-
-    def _replace_dead_workers(self, context, order: "InOrder[TaskResult]") -> None:
-        """Hand the tasks of every worker process that died to other workers, or fail them."""
-        for worker in [live for live in self._live if live.process.exitcode is not None]:
-            self._live.remove(worker)
-            code = worker.process.exitcode
-            for index, task in sorted(worker.held.items()):
-                self._owner.pop(index, None)
-                self._deaths[index] = self._deaths.get(index, 0) + 1
-                if self._deaths[index] >= WORKER_ATTEMPTS:
-                    order.add(index, TaskResult(source=task.source, error=(
-                        "the analysis worker process died %d times on this input (exit status %s): "
-                        "left out" % (self._deaths[index], code))))
-                else:
-                    self._assign(context, index, task)
-
-    def _start_worker(self, context) -> _Worker:
-        # Each worker writes to a pipe of its own: a worker killed while writing (SIGKILL, the
-        # out-of-memory killer) leaves at most its own pipe broken. With one queue for all
-        # workers, a worker killed while holding the queue's shared write lock kept it for
-        # ever, and every other worker's results waited behind it: the run hung.
-        work = context.Queue()
-        self._queues.append(work)
-        reader, writer = context.Pipe(duplex=False)
-        process = context.Process(target=_worker_main, args=(self.settings, work, writer), daemon=True,
-                                  name="pruner-analyse-worker-%d" % (len(self.workers) + 1))
-        process.start()
-        writer.close()  # the worker holds the writing end: its death ends the pipe (EOF here)
-        with self._readers_lock:
-            self._readers.append(reader)
-        self.workers.append(process)
-        worker = _Worker(process, work)
-        self._live.append(worker)
-        return worker
-
-    def _forward(self, events: "queue.Queue[Tuple[str, object]]") -> None:
-        """The thread that hands the workers' messages to the run's event queue; a pipe whose
-        worker died (EOF, or a message cut short by the death) is dropped."""
-        while not self._stop.is_set():
-            with self._readers_lock:
-                readers = list(self._readers)
-            if not readers:
-                time.sleep(POLL_SECONDS)
-                continue
-            for reader in multiprocessing.connection.wait(readers, timeout=POLL_SECONDS):
-                try:
-                    events.put(reader.recv())
-                except (EOFError, OSError, ValueError, pickle.UnpicklingError):
-                    with self._readers_lock:
-                        if reader in self._readers:
-                            self._readers.remove(reader)
-                    reader.close()
 
 
 def _selection(args: argparse.Namespace) -> Selection:
@@ -472,7 +248,7 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         elif args.engine_command:  # another UCI engine, --jobs processes (protocol/analyse/uci_engine.py)
             runner = uci_engine.EngineRunner(args.engine_command, args.engine_options, settings, jobs, advance)
         else:
-            runner = Runner(settings, jobs, advance)
+            runner = ProcessRunner(settings, jobs, advance)
         with runner:
             settings = runner.settings  # the cluster runner names the engine it found on a worker
             for result in runner.run(passing):

@@ -196,8 +196,9 @@ def plan_chunks(tasks: Sequence[Task], threads: int) -> List[List[Item]]:
 
 
 class ClusterRunner:
-    """``Runner`` for ``--cluster``: ``run(tasks)`` yields results in input order; a context
-    manager that connects (or starts a LocalCluster), checks the workers and cleans up."""
+    """``pool.ProcessRunner`` for ``--cluster``: ``run(tasks)`` yields results in input order;
+    a context manager that connects (or starts a LocalCluster), checks the workers and cleans
+    up."""
 
     def __init__(self, address: str, settings: Settings, tick: Callable[[int], None],
                  say: Callable[[str], None], engine: Optional[Sequence[str]] = None,

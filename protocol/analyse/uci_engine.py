@@ -245,10 +245,10 @@ class UciAnalyser:
 
 
 class EngineRunner:
-    """``Runner`` for ``--engine CMD`` without ``--cluster``: ``run(tasks)`` yields results in
-    input order, from up to ``jobs`` threads that each start one engine process and take the
-    next task until none is left; a thread is started for each of the first ``jobs`` tasks, so
-    there are ``min(jobs, tasks)`` engines.
+    """``pool.ProcessRunner`` for ``--engine CMD`` without ``--cluster``: ``run(tasks)`` yields
+    results in input order, from up to ``jobs`` threads that each start one engine process and
+    take the next task until none is left; a thread is started for each of the first ``jobs``
+    tasks, so there are ``min(jobs, tasks)`` engines.
 
     ``tasks`` may be any iterable, of any length: it is read ahead on a thread
     (``stream.TaskFeed``), at most ``jobs * IN_FLIGHT_PER_JOB`` tasks handed to the threads and

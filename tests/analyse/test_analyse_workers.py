@@ -9,8 +9,8 @@ import time
 import chess
 import pytest
 
-from protocol.analyse import cli
-from protocol.analyse.cli import Runner
+from protocol.analyse import pool
+from protocol.analyse.pool import ProcessRunner
 from protocol.analyse.inputs import PositionTask
 from protocol.analyse.tasks import Settings
 
@@ -58,7 +58,7 @@ def test_the_deadline_fails_a_block_that_hangs():
 
 def test_a_worker_killed_mid_run_is_replaced_and_every_result_comes():
     work = tasks(12)
-    with Runner(Settings(depth=1), 1, lambda n: None) as runner:
+    with ProcessRunner(Settings(depth=1), 1, lambda n: None) as runner:
         expected = best_moves(runner.run(work))
     killed = []
 
@@ -68,7 +68,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_every_result_comes():
             os.kill(victim, signal.SIGKILL)
             killed.append(victim)
 
-    with deadline(300), Runner(Settings(depth=4), 2, tick) as runner:
+    with deadline(300), ProcessRunner(Settings(depth=4), 2, tick) as runner:
         got = best_moves(runner.run(work))
         started = len(runner.workers)
     assert killed and started >= 3  # a replacement was started
@@ -116,16 +116,16 @@ class FakeContext:
 
 
 def test_a_task_that_kills_every_worker_fails_with_the_reason(monkeypatch):
-    monkeypatch.setattr(cli, "_worker_context", lambda: FakeContext())
+    monkeypatch.setattr(pool, "_worker_context", lambda: FakeContext())
     work = tasks(2)
-    with Runner(Settings(depth=1), 2, lambda n: None) as runner:
+    with ProcessRunner(Settings(depth=1), 2, lambda n: None) as runner:
         results = list(runner.run(work))
         attempts = len(runner.workers)
     assert [result.source for result in results] == [task.source for task in work]
     for result in results:
-        assert result.records == [] and "died %d times" % cli.WORKER_ATTEMPTS in result.error
+        assert result.records == [] and "died %d times" % pool.WORKER_ATTEMPTS in result.error
         assert "exit status -9" in result.error
-    assert attempts == len(work) * cli.WORKER_ATTEMPTS
+    assert attempts == len(work) * pool.WORKER_ATTEMPTS
 
 
 class CutShortProcess(DeadProcess):
@@ -149,13 +149,13 @@ class CutShortContext(FakeContext):
 def test_part_of_a_message_from_a_dying_worker_is_dropped_and_the_run_ends(monkeypatch):
     # The forwarder must neither wait for the rest of a message that will never come nor take
     # the part for a result: that worker's pipe is dropped and its tasks go to new workers.
-    monkeypatch.setattr(cli, "_worker_context", lambda: CutShortContext())
+    monkeypatch.setattr(pool, "_worker_context", lambda: CutShortContext())
     work = tasks(2)
-    with deadline(60), Runner(Settings(depth=1), 2, lambda n: None) as runner:
+    with deadline(60), ProcessRunner(Settings(depth=1), 2, lambda n: None) as runner:
         results = list(runner.run(work))
         waited = time.monotonic()
         while runner._readers and time.monotonic() - waited < 10:  # the forwarder drops them as it reads
-            time.sleep(cli.POLL_SECONDS)
+            time.sleep(pool.POLL_SECONDS)
         assert runner._forwarder.is_alive() and runner._readers == []  # alive, every cut pipe dropped
     assert [result.source for result in results] == [task.source for task in work]
-    assert all("died %d times" % cli.WORKER_ATTEMPTS in result.error for result in results)
+    assert all("died %d times" % pool.WORKER_ATTEMPTS in result.error for result in results)

@@ -26,10 +26,11 @@ import chess.pgn
 import pytest
 
 from engine.pgn import PgnLines, PgnReader, decode
-from protocol.analyse.cli import EXIT_USAGE, Runner, main
+from protocol.analyse.cli import EXIT_USAGE, main
 from protocol.analyse.filters import GameFilter, parse_condition
 from protocol.analyse.inputs import PositionTask
 from protocol.analyse.output import Progress
+from protocol.analyse.pool import ProcessRunner
 from protocol.analyse.resume import resume_output
 from protocol.analyse.review import collect
 from protocol.analyse.sources import from_name, missing_zstandard, parse_input_format
@@ -122,7 +123,7 @@ def test_the_feed_reads_ahead_only_once_a_first_task_is_done():
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_the_runner_hands_results_on_from_an_endless_input(jobs):
     pulled = [0]
-    with Runner(Settings(depth=1), jobs, lambda n: None) as runner:
+    with ProcessRunner(Settings(depth=1), jobs, lambda n: None) as runner:
         results = runner.run(endless(pulled))
         first = [next(results) for _ in range(20)]
         assert pulled[0] <= 20 + jobs * IN_FLIGHT_PER_JOB + READ_AHEAD + 1
@@ -132,7 +133,7 @@ def test_the_runner_hands_results_on_from_an_endless_input(jobs):
 
 
 def test_worker_processes_are_started_per_task_up_to_jobs():
-    with Runner(Settings(depth=1), 4, lambda n: None) as runner:
+    with ProcessRunner(Settings(depth=1), 4, lambda n: None) as runner:
         results = list(runner.run([PositionTask("a", chess.STARTING_FEN, False)] * 2))
         assert len(runner.workers) == 2  # never more processes than tasks
     assert [result.error for result in results] == [None, None]
