@@ -35,6 +35,7 @@ from matchlib.runner import (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRU
 from matchlib.cluster import EXIT_UNAVAILABLE  # noqa: E402
 from matchlib.stats import MODELS, Sprt  # noqa: E402
 from matchlib.timecontrol import TimeControl  # noqa: E402
+from protocol.output_files import same_file_problem  # noqa: E402
 
 import chess  # noqa: E402
 
@@ -244,6 +245,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error("--plot %s: %s" % (args.plot, check_path(args.plot)))
     if args.json and jsonout.check_path(args.json):
         parser.error("--json %s: %s" % (args.json, jsonout.check_path(args.json)))
+    book = args.openings or (DEFAULT_960_BOOK if args.chess960 else DEFAULT_BOOK)
+    problem = same_file_problem([(flag, path) for flag, path in (("--pgn", args.pgn), ("--json", args.json),
+                                                                  ("--plot", args.plot)) if path],
+                                [("input", book)] if book != START_POSITION else [])
+    if problem:
+        parser.error(problem)
     if args.pgn_append and not args.pgn:
         parser.error("--pgn-append needs --pgn FILE")
     if args.resume and not args.pgn:

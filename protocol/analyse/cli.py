@@ -34,7 +34,7 @@ from engine.analysis import DEFAULT_DEPTH
 from engine.cpus import usable_cpus
 from protocol.analyse.annotate import VARIATIONS
 from protocol.analyse.filters import build_filter
-from protocol.analyse.inputs import GameTask, Inputs, Selection, Task
+from protocol.analyse.inputs import GameTask, Inputs, Selection, Task, file_arguments
 from protocol.analyse import cluster_runner, uci_engine
 from protocol.analyse.review import collect as review_collect
 from protocol.analyse.output import FORMATS, Progress, make_writer
@@ -44,6 +44,7 @@ from protocol.analyse.sources import ZSTD_HINT, InputFormat, missing_zstandard, 
 from protocol.analyse.tasks import Settings
 from protocol.arguments import ArgumentParser
 from protocol.cluster import ClusterError
+from protocol.output_files import same_file_problem
 
 MAX_FAILED_STATUS = 63
 """Exit status for this many failed inputs or more."""
@@ -56,6 +57,10 @@ EXIT_INTERRUPTED = 130
 
 class UsageError(Exception):
     """A bad command line."""
+
+
+class OutputConflict(UsageError):
+    """An output that names an input or another output (refused before anything is written)."""
 
 
 class _Parser(ArgumentParser):
@@ -162,6 +167,15 @@ def _selection(args: argparse.Namespace) -> Selection:
                      games=games, input_format=input_format)
 
 
+def _output_problem(args: argparse.Namespace, stdin: Optional[IO[str]]) -> Optional[str]:
+    """Why the outputs cannot be written: one of them is an input (it would be destroyed before
+    it is read) or another output; asked before anything is opened for writing."""
+    outputs = [(option, path) for option, path in (("-o", args.output), ("--report", args.report),
+                                                   ("--plot", args.plot)) if path is not None]
+    inputs = [("input", path) for path in file_arguments(args.inputs)]
+    return same_file_problem(outputs, inputs, (stdin or sys.stdin) if "-" in args.inputs else None)
+
+
 def _settings(args: argparse.Namespace, engine_name: Optional[str] = None) -> Settings:
     depth = args.depth
     if depth is None and args.nodes is None and args.movetime is None:
@@ -185,11 +199,15 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         if problem is not None:
             raise UsageError(problem)
         selection = _selection(args)
+        problem = _output_problem(args, stdin)
+        if problem is not None:
+            raise OutputConflict(problem)
         engine_name = None
         if args.engine_command and not args.cluster:  # the cluster runner checks on a worker
             engine_name = uci_engine.probe(args.engine_command, args.hash, args.engine_options)
     except (UsageError, uci_engine.EngineOptionError) as exc:
-        parser.print_usage(stderr)
+        if not isinstance(exc, OutputConflict):  # not a matter of syntax: the usage would not help
+            parser.print_usage(stderr)
         stderr.write("pruner analyse: error: %s\n" % exc)
         return EXIT_USAGE
     except uci_engine.EngineStartError as exc:

@@ -273,6 +273,11 @@ class Inputs:
             self.report("%s: %s" % (path, message))
 
 
+def file_arguments(inputs: List[str]) -> List[str]:
+    """The arguments that ``Inputs`` reads as files (standard input ``-`` left out)."""
+    return [argument for _, _, argument in _join_split_fens(inputs) if argument != "-" and _is_file(argument)]
+
+
 def read_inputs(inputs: List[str], report: Report, chess960: bool = False,
                 side: Optional[chess.Color] = None, from_move: Optional[int] = None,
                 stdin: Optional[IO[str]] = None) -> Tuple[List[Task], int]:

@@ -8,8 +8,9 @@ that has no finite value (fastchess's nElo of a one-sided sample, say) is ``null
 
 import json
 import math
-import os
 from typing import Any, Dict, Optional
+
+from protocol.output_files import unwritable, write_file
 
 from .fastchess import tally_elo
 from .runner import MatchConfig, MatchResult
@@ -80,20 +81,11 @@ def result_object(result: MatchResult, config: MatchConfig) -> Dict[str, Any]:
 
 def check_path(path: str) -> Optional[str]:
     """Why ``path`` cannot receive the JSON (None when it can), asked before the first game."""
-    if os.path.isdir(path):
-        return "is a directory"
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        return "no such directory"
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        return "not writable"
-    return None
+    return unwritable(path)
 
 
 def write(path: str, result: MatchResult, config: MatchConfig) -> None:
-    """Write the object to ``path`` (through a temporary file, so a reader never sees half)."""
+    """Write the object to ``path`` (``protocol.output_files``: a regular file through a
+    temporary file, so a reader never sees half; a device or FIFO in place)."""
     text = json.dumps(result_object(result, config), indent=2, allow_nan=False) + "\n"
-    partial = path + ".tmp"
-    with open(partial, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(partial, path)
+    write_file(path, text.encode("utf-8"))

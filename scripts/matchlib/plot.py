@@ -6,7 +6,8 @@ final line prints) and the trinomial estimate after every game; bottom panel (wi
 completed pair) against its two bounds. The numbers are
 ``tally.history`` (``matchlib.history``), nothing is recomputed here. The picture is
 redrawn every ``--plot-every`` games and at the end, written to a temporary file and moved
-into place so a viewer never sees half a PNG. matplotlib is imported on the first drawing,
+into place so a viewer never sees half a PNG (``protocol.output_files``: a device or FIFO is
+written in place, a symbolic link through). matplotlib is imported on the first drawing,
 and only its Agg canvas is used (no pyplot, no GUI, safe off the main thread).
 """
 
@@ -16,6 +17,7 @@ import sys
 from typing import BinaryIO, List, Optional, Sequence, Tuple
 
 from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
+from protocol.output_files import replaced, unwritable
 
 from .history import TallyPoint
 from .report import fmt_estimate
@@ -35,11 +37,9 @@ def check_path(path: str) -> Optional[str]:
     suffix = os.path.splitext(path)[1].lower().lstrip(".")
     if suffix not in FORMATS:
         return "the file name must end in %s" % ", ".join("." + name for name in FORMATS)
-    if os.path.isdir(path):
-        return "is a directory"
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        return "no such directory"
+    problem = unwritable(path)
+    if problem:
+        return problem
     if missing_matplotlib():
         return "matplotlib is not installed (%s)" % MATPLOTLIB_HINT
     return None
@@ -194,19 +194,13 @@ class MatchPlot:
         """Draw and move the file into place; a failure is reported on stderr, never raised
         (a plot must not stop a long match)."""
         fmt = os.path.splitext(self.path)[1].lstrip(".").lower() or "png"
-        temporary = "%s.%d.tmp" % (self.path, os.getpid())
         try:
-            with open(temporary, "wb") as handle:
+            with replaced(self.path) as handle:
                 draw(history, handle, fmt, names, self.sprt, verdict)
-            os.replace(temporary, self.path)
         except Exception as exc:  # noqa: BLE001 - report once, keep playing
             if not self._failed:
                 print("match plot %s: %s: %s" % (self.path, type(exc).__name__, exc), file=sys.stderr)
             self._failed = True
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
             return False
         self._drawn_at = history[-1].games
         return True

@@ -22,6 +22,8 @@ from typing import Any, Dict, FrozenSet, List, Sequence, Tuple
 import chess
 import chess.pgn
 
+from protocol.output_files import write_file
+
 from .game import Fault
 from .openings import Opening
 
@@ -109,7 +111,5 @@ def resume(path: str, openings: Sequence[Opening], order: Sequence[int], games: 
         pairs.add(pair)
         kept.append(text)
     resumed.pairs = frozenset(pairs)
-    with open(path + ".tmp", "w", encoding="utf-8") as handle:
-        handle.write("".join(kept))
-    os.replace(path + ".tmp", path)
+    write_file(path, "".join(kept).encode("utf-8"))
     return resumed

@@ -14,6 +14,7 @@ from protocol.analyse.review.model import GameReview, Review, build_review
 from protocol.analyse.review.plot import FORMATS, MAX_PANELS, plot_games
 from protocol.analyse.tasks import Settings, TaskResult
 from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
+from protocol.output_files import describe_error, unwritable, write_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +47,7 @@ def from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Opti
         parser.error("--report/--plot cannot be combined with --resume: they would show only the inputs left")
     for option, path in (("--report", args.report), ("--plot", args.plot)):
         if path is not None:
-            problem = _unwritable(path)
+            problem = unwritable(path)
             if problem:
                 parser.error("%s %s: cannot write: %s" % (option, path, problem))
     if args.plot is not None:
@@ -57,17 +58,6 @@ def from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Opti
         if missing_matplotlib():
             parser.error("--plot needs matplotlib, which is not installed: %s" % MATPLOTLIB_HINT)
     return ReviewCollector(args.report, args.plot)
-
-
-def _unwritable(path: str) -> Optional[str]:
-    if os.path.isdir(path):
-        return "is a directory"
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        return "no such directory"
-    if not os.access(folder, os.W_OK):
-        return "permission denied"
-    return None
 
 
 MAX_REVIEWED = 100
@@ -111,7 +101,7 @@ class ReviewCollector:
         reviews = self.reviews(settings)
         ok = True
         if self.report is not None:
-            ok = _write_atomic(self.report, render_report(reviews).encode("utf-8"), "--report", report) and ok
+            ok = _write(self.report, render_report(reviews).encode("utf-8"), "--report", report) and ok
         if self.plot is not None:
             games = [review for review in reviews if isinstance(review, GameReview) and review.points()]
             if not games:
@@ -122,22 +112,16 @@ class ReviewCollector:
                 games = games[:MAX_PANELS]
             buffer = io.BytesIO()
             plot_games(games, buffer, os.path.splitext(self.plot)[1].lstrip(".").lower())
-            ok = _write_atomic(self.plot, buffer.getvalue(), "--plot", report) and ok
+            ok = _write(self.plot, buffer.getvalue(), "--plot", report) and ok
         return ok
 
 
-def _write_atomic(path: str, data: bytes, option: str, report: Callable[[str], None]) -> bool:
-    """Write ``data`` to a temporary file next to ``path`` and move it into place."""
-    temporary = "%s.%d.tmp" % (path, os.getpid())
+def _write(path: str, data: bytes, option: str, report: Callable[[str], None]) -> bool:
+    """Write ``data`` as the whole of ``path`` (protocol/output_files.py: a regular file
+    through a temporary file, a device or FIFO in place); False after ``report``ing why not."""
     try:
-        with open(temporary, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
+        write_file(path, data)
     except OSError as exc:
-        report("%s %s: cannot write: %s" % (option, path, exc.strerror or exc))
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+        report("%s %s: cannot write: %s" % (option, path, describe_error(exc)))
         return False
     return True

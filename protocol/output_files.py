@@ -1,0 +1,131 @@
+"""Output files written without harm to what is there: shared by ``pruner analyse`` and the
+match lab (scripts/matchlib), which both write reports, pictures and JSON next to their inputs.
+
+* ``write_file``/``replaced``: a whole file (a report, a picture, a JSON summary). A regular
+  file, or a name that does not exist yet, gets a temporary file in the same folder that is
+  renamed over it once complete, so a reader never sees half of it and a failed write leaves
+  the old file. A symbolic link is written through: its target is replaced the same way and
+  the link stays. A regular file with other hard links is written in place, so every name
+  sees the new content. Anything else (a device such as ``/dev/null`` or ``/dev/stdout``, a
+  FIFO) is written in place, as ``cat > PATH`` would: renaming over it would replace the
+  device node by a regular file.
+* ``same_file_problem``: an output that names an input (the same file, also through a
+  symbolic or hard link: the same ``st_dev``/``st_ino``; or the same path when it does not
+  exist yet) or another output is refused before anything is opened for writing. Character
+  devices are exempt: ``/dev/stdin`` and ``/dev/stdout`` on one terminal are one device, and
+  writing to a device destroys nothing.
+* ``unwritable``: why a path cannot be written, asked before the work starts.
+"""
+
+import contextlib
+import itertools
+import os
+import stat
+from typing import IO, Iterator, Optional, Sequence, Tuple
+
+Named = Tuple[str, str]
+"""(what it is on the command line, such as ``--report`` or ``input``; its path)."""
+
+_serial = itertools.count()
+
+
+def _stat(path: str) -> Optional[os.stat_result]:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):  # missing, a dangling link, a name with a NUL byte
+        return None
+
+
+def _identity(path: str, status: Optional[os.stat_result] = None) -> Tuple[object, ...]:
+    """What makes two paths one file: device and inode when it exists, else its resolved path."""
+    status = status if status is not None else _stat(path)
+    if status is not None:
+        return ("inode", status.st_dev, status.st_ino)
+    return ("path", os.path.realpath(os.path.abspath(path)))
+
+
+def same_file_problem(outputs: Sequence[Named], inputs: Sequence[Named] = (),
+                      stdin: Optional[IO] = None) -> Optional[str]:
+    """Why these outputs cannot be written (one of them names an input, or another output), or
+    None. ``stdin``: the stream read as input ``-``, compared by its file descriptor."""
+    seen = []
+    for label, path in inputs:
+        seen.append((label, path, _identity(path)))
+    if stdin is not None:
+        try:
+            status = os.fstat(stdin.fileno())
+        except (AttributeError, OSError, ValueError):  # a stream without a descriptor
+            status = None
+        if status is not None and not stat.S_ISCHR(status.st_mode):
+            seen.append(("input", "- (standard input)", _identity("", status)))
+    for label, path in outputs:
+        status = _stat(path)
+        identity = _identity(path, status)
+        if status is None or not stat.S_ISCHR(status.st_mode):
+            for other_label, other_path, other in seen:
+                if other == identity:
+                    if other_label == "input":
+                        return "%s %s is the input %s: writing it would destroy it" % (label, path, other_path)
+                    return "%s %s is the same file as %s %s" % (label, path, other_label, other_path)
+        seen.append((label, path, identity))
+    return None
+
+
+def unwritable(path: str) -> Optional[str]:
+    """Why ``path`` cannot be written (None when it can, as far as can be told before trying)."""
+    status = _stat(path)
+    if status is not None and stat.S_ISDIR(status.st_mode):
+        return "is a directory"
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        return None if os.access(path, os.W_OK) else "permission denied"
+    target = os.path.realpath(path)
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        return "no such directory"
+    if not os.access(folder, os.W_OK) or (status is not None and not os.access(target, os.W_OK)):
+        return "permission denied"
+    return None
+
+
+def _in_place(status: Optional[os.stat_result]) -> bool:
+    """Whether a file is written where it is rather than replaced: not a regular file (a device,
+    a FIFO), or a regular file with other hard links."""
+    return status is not None and (not stat.S_ISREG(status.st_mode) or status.st_nlink > 1)
+
+
+@contextlib.contextmanager
+def replaced(path: str, mode: str = "wb", encoding: Optional[str] = None) -> Iterator[IO]:
+    """A handle to write the whole new content of ``path`` (see the module doc): on a normal
+    exit the content is in place, on an exception the file is as it was (for a file written
+    in place, as far as it got) and no temporary file is left. OSError when it cannot be
+    written."""
+    status = _stat(path)
+    if _in_place(status):
+        with open(path, mode, encoding=encoding) as handle:
+            yield handle
+        return
+    target = os.path.realpath(path)  # through a symbolic link: its target is the file
+    folder, name = os.path.split(target)
+    temporary = os.path.join(folder, ".%s.%d-%d.tmp" % (name, os.getpid(), next(_serial)))
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
+    try:
+        with os.fdopen(descriptor, mode, encoding=encoding) as handle:
+            if status is not None:  # a file replaced keeps its permissions
+                os.chmod(temporary, stat.S_IMODE(status.st_mode))
+            yield handle
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Write ``data`` as the whole content of ``path`` (``replaced``); OSError when it cannot."""
+    with replaced(path) as handle:
+        handle.write(data)
+
+
+def describe_error(error: BaseException) -> str:
+    """The reason of an OSError as a user reads it (``No space left on device``)."""
+    return getattr(error, "strerror", None) or str(error) or type(error).__name__

@@ -1,0 +1,88 @@
+"""scripts/match.py's output files (issue 44): ``--json`` and ``--plot`` written through a
+symbolic link or into a FIFO without replacing them, and an output that names the openings
+file refused before a game is played."""
+
+import json
+import os
+import stat
+import sys
+import threading
+
+import pytest
+
+import match as match_cli
+from paths import ROOT
+
+pytestmark = [pytest.mark.one_interpreter,
+              pytest.mark.skipif(os.name != "posix", reason="FIFOs and links as POSIX has them")]
+
+FAKE = os.path.join(ROOT, "tests", "fake_engines", "fake_uci.py")
+BOOK_LINES = ["rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+              "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1"]
+
+
+def fake(*args: str) -> str:
+    return " ".join([sys.executable, FAKE] + list(args))
+
+
+def quick_match(*extra: str):
+    return ["--engine", fake("--name", "A"), "--engine", fake("--name", "B"), "--depth", "1",
+            "--games", "2", "--max-moves", "3", "--seed", "1", "--jobs", "1"] + list(extra)
+
+
+@pytest.fixture
+def book(tmp_path):
+    path = tmp_path / "book.epd"
+    path.write_text("\n".join(BOOK_LINES) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("flag", ["--pgn", "--json"])
+@pytest.mark.parametrize("how", ["same path", "symbolic link", "hard link"])
+def test_an_output_that_is_the_openings_file_is_refused(capsys, book, tmp_path, flag, how):
+    output = str(book)
+    if how == "symbolic link":
+        output = str(tmp_path / "link.epd")
+        os.symlink(str(book), output)
+    elif how == "hard link":
+        output = str(tmp_path / "hard.epd")
+        os.link(str(book), output)
+    with pytest.raises(SystemExit) as exit_:
+        match_cli.main(quick_match("--openings", str(book), flag, output))
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "%s %s is the input %s: writing it would destroy it" % (flag, output, book) in err
+    assert book.read_text() == "\n".join(BOOK_LINES) + "\n"
+
+
+def test_two_outputs_on_one_file_are_refused(capsys, book, tmp_path):
+    path = str(tmp_path / "out.txt")
+    with pytest.raises(SystemExit):
+        match_cli.main(quick_match("--openings", str(book), "--pgn", path, "--json", path))
+    assert "--json %s is the same file as --pgn %s" % (path, path) in capsys.readouterr().err
+    assert not os.path.exists(path)
+
+
+def test_json_through_a_symbolic_link_keeps_the_link(capsys, book, tmp_path):
+    target = tmp_path / "result.json"
+    link = tmp_path / "latest.json"
+    link.symlink_to(target.name)
+    assert match_cli.main(quick_match("--openings", str(book), "--json", str(link))) == 0
+    assert link.is_symlink() and json.loads(target.read_text())["games"] == 2
+
+
+def test_json_into_a_fifo_reaches_its_reader_and_the_fifo_stays(capsys, book, tmp_path):
+    fifo = tmp_path / "result.json"
+    os.mkfifo(str(fifo))
+    received = []
+
+    def reader():
+        with open(str(fifo), "rb") as handle:
+            received.append(handle.read())
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    assert match_cli.main(quick_match("--openings", str(book), "--json", str(fifo))) == 0
+    thread.join(30)
+    assert stat.S_ISFIFO(os.lstat(str(fifo)).st_mode)
+    assert received and json.loads(received[0].decode())["games"] == 2
