@@ -3,7 +3,8 @@
     pruner analyse [--depth N] [--nodes N] [--movetime MS] [--multipv K] [--jobs N]
                    [--format jsonl|csv|pgn] [-o FILE] [--side white|black] [--from-move N]
                    [--to-move N] [--where COND]... [--skip-games N] [--games N] [--input-format FMT]
-                   [--hash MB] [--chess960] [--quiet] [--engine CMD [--engine-option NAME=VALUE]...]
+                   [--hash MB] [--chess960] [--quiet] [--stall-timeout S]
+                   [--engine CMD [--engine-option NAME=VALUE]...]
                    INPUT...
 
 Tasks (one per position, one per game) run in ``--jobs`` worker processes, or with
@@ -88,6 +89,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> Optional[float]:
+    """A number of seconds, 0 meaning none (wait for ever)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text)
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be 0 (no limit) or more seconds, got %s" % text)
+    return value or None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``pruner analyse`` argument parser."""
     parser = _Parser(
@@ -137,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--chess960", action="store_true",
                         help="read FEN/EPD castling rights as Chess960 (detected on its own when unambiguous)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary on stderr")
+    parser.add_argument("--stall-timeout", type=_seconds, default=uci_engine.STALL_SECONDS, metavar="S",
+                        help="an --engine that sends nothing for S seconds (beyond --movetime) fails its task "
+                             "and is stopped (default %g; 0: wait for ever)" % uci_engine.STALL_SECONDS)
     review_collect.add_arguments(parser)  # --report FILE.html, --plot FILE.png
     uci_engine.add_arguments(parser)  # --engine CMD, --engine-option NAME=VALUE
     cluster_runner.add_arguments(parser)  # --cluster ADDRESS, --resume
@@ -264,7 +279,8 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
                                                    (lambda message: None) if args.quiet else report,
                                                    engine=args.engine_command, engine_options=args.engine_options)
         elif args.engine_command:  # another UCI engine, --jobs processes (protocol/analyse/uci_engine.py)
-            runner = uci_engine.EngineRunner(args.engine_command, args.engine_options, settings, jobs, advance)
+            runner = uci_engine.EngineRunner(args.engine_command, args.engine_options, settings, jobs, advance,
+                                             stall_seconds=args.stall_timeout)
         else:
             runner = ProcessRunner(settings, jobs, advance)
         with runner:

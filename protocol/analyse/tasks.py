@@ -72,6 +72,11 @@ class Settings:
         return ", ".join(parts)
 
 
+class TaskFailure(Exception):
+    """A task that cannot be done, for a reason worded for the user (``run_task`` reports the
+    message alone, without the exception's name)."""
+
+
 @dataclass
 class TaskResult:
     """What a task produced: its records and PGN text, or the reason it failed."""
@@ -101,6 +106,8 @@ def run_task(task: Task, settings: Settings, tick: Optional[Tick] = None,
         if isinstance(task, GameTask):
             return _run_game(task, settings, tick, analyser)
         return _run_position(task, settings, tick, analyser)
+    except TaskFailure as exc:
+        return TaskResult(task.source, error=str(exc))
     except Exception as exc:  # an engine bug on one input must not end a long run
         detail = traceback.format_exception_only(type(exc), exc)[-1].strip()
         return TaskResult(task.source, error="analysis failed: %s" % detail)

@@ -17,6 +17,7 @@ take, naming it.
 
 import argparse
 import asyncio
+import logging
 import queue
 import shlex
 import threading
@@ -29,11 +30,14 @@ from engine.analysis import Analysis, Line, san_line
 from engine.position import unplayable
 from protocol.analyse.inputs import Task
 from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, InOrder, TaskFeed
-from protocol.analyse.tasks import Settings, TaskResult, run_task
+from protocol.analyse.tasks import Settings, TaskFailure, TaskResult, run_task
 
 INFO = chess.engine.INFO_ALL
 START_TIMEOUT = 30.0
 """Seconds an engine may take to answer ``uci``/``isready`` (and any other command but ``go``)."""
+STALL_SECONDS = 60.0
+"""Seconds a searching engine may stay silent (no ``info``, no ``bestmove``) beyond its
+``--movetime`` before its task fails (``--stall-timeout``)."""
 POLL_SECONDS = 0.1
 """How often the runner looks whether the run is over while it waits for a result."""
 
@@ -51,6 +55,12 @@ class EngineStartError(Exception):
 
 class EngineOptionError(Exception):
     """An ``--engine-option`` the engine does not have, or a value it would not take."""
+
+
+class EngineFault(TaskFailure):
+    """The engine answered a search with something unusable (an illegal or garbled
+    ``bestmove``, no principal variation) or stopped answering: its task fails with this
+    reason, the engine is stopped and the next task gets a new one."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -167,14 +177,28 @@ def probe(command: Sequence[str], hash_mb: Optional[int], pairs: EngineOptions,
 
 
 class UciAnalyser:
-    """One UCI engine process with ``Analyser``'s ``analyse``/``new_game`` interface."""
+    """One UCI engine process with ``Analyser``'s ``analyse``/``new_game`` interface.
+
+    A search that the engine answers with an illegal or garbled ``bestmove``, without a
+    principal variation, or not at all (silent for ``stall_seconds`` beyond its move time)
+    raises ``EngineFault`` and the process is killed. (python-chess, given an illegal
+    ``bestmove`` after the search has started, reports it to its event loop's exception
+    handler and leaves the search waiting for ever: the handler here ends it instead.)"""
 
     def __init__(self, command: Sequence[str], hash_mb: Optional[int] = 16, timeout: float = START_TIMEOUT,
-                 options: EngineOptions = (), setpgrp: bool = False) -> None:
+                 options: EngineOptions = (), setpgrp: bool = False,
+                 stall_seconds: Optional[float] = STALL_SECONDS) -> None:
         """Start ``command`` and configure it (``Hash`` from ``hash_mb``, then ``options``);
         EngineStartError or EngineOptionError (the process is gone then)."""
         self.command = list(command)
+        self.stall_seconds = stall_seconds
+        self._search: Optional[chess.engine.AnalysisResult] = None
+        """The search in progress (touched on the engine's event loop only)."""
+        self._killed = False
+        _quiet_engine_logs()
         self.engine = start_engine(self.command, timeout, setpgrp)
+        self.engine.protocol.loop.call_soon_threadsafe(self.engine.protocol.loop.set_exception_handler,
+                                                       self._loop_error)
         try:
             self.engine.configure(engine_config(self.engine.options, hash_mb, options))
             self.name = self.engine.id.get("name") or shlex.join(self.command)
@@ -208,15 +232,62 @@ class UciAnalyser:
             score = chess.engine.PovScore(chess.engine.Mate(0) if mated else chess.engine.Cp(0), board.turn)
             return Analysis(fen, board.turn, None, None, None, score, outcome=outcome)
         limit = chess.engine.Limit(depth=depth, nodes=nodes, time=time)
-        infos = self.engine.analyse(board, limit, multipv=multipv, game=("pruner analyse", self._game), info=INFO)
+        silence = None if self.stall_seconds is None else self.stall_seconds + (time or 0.0)
+        search = self._searched(board, limit, multipv, silence)
+        try:
+            infos = asyncio.run_coroutine_threadsafe(search, self.engine.protocol.loop).result()
+        except (asyncio.TimeoutError, TimeoutError):
+            self.kill()
+            raise EngineFault("no answer from the engine for %g s (--stall-timeout): stopped" % silence) from None
+        except chess.engine.EngineTerminatedError:
+            raise
+        except chess.engine.EngineError as exc:
+            self.kill()
+            raise EngineFault("the engine's answer is unusable: %s" % exc) from None
         lines = [self._line(board, info) for info in infos if info.get("pv")]
-        best = lines[0].pv[0] if lines else None
+        if not lines:
+            self.kill()
+            raise EngineFault("the engine answered without a principal variation (no 'info ... pv' line)")
+        best = lines[0].pv[0]
         return Analysis(fen=fen, turn=board.turn, best_move=best,
                         best_san=board.san(best) if best is not None else None,
                         ponder_move=lines[0].pv[1] if lines and len(lines[0].pv) > 1 else None,
                         score=lines[0].score if lines else None, lines=lines,
                         nodes=max((int(info.get("nodes", 0)) for info in infos), default=0),
                         time_ms=max((int(round(info.get("time", 0.0) * 1000)) for info in infos), default=0))
+
+    async def _searched(self, board: chess.Board, limit: chess.engine.Limit, multipv: int,
+                        silence: Optional[float]) -> List[Dict]:
+        """The search's final info per line, on the engine's event loop; asyncio.TimeoutError
+        when nothing comes for ``silence`` seconds, EngineError for an unusable answer."""
+        search = await self.engine.protocol.analysis(board, limit, multipv=multipv,
+                                                     game=("pruner analyse", self._game), info=INFO)
+        self._search = search
+        try:
+            with search:
+                while True:  # every info line counts as a sign of life
+                    try:
+                        await asyncio.wait_for(search.get(), silence)
+                    except chess.engine.AnalysisComplete:
+                        break
+        finally:
+            self._search = None
+        return search.multipv
+
+    def _loop_error(self, loop: asyncio.AbstractEventLoop, context: Dict) -> None:
+        """The engine's event loop's exception handler: an error python-chess found in the
+        engine's answer after the search had started (an illegal ``bestmove``) ends the
+        search with it; anything else goes to asyncio's default handler."""
+        error = context.get("exception")
+        if self._killed and isinstance(error, chess.engine.EngineTerminatedError):
+            return  # a search stopped by killing its engine: its end is known, and nobody waits for it
+        if self._search is not None and isinstance(error, chess.engine.EngineError):
+            try:
+                self._search.set_exception(error)
+            except asyncio.InvalidStateError:  # the search had ended already
+                pass
+            return
+        loop.default_exception_handler(context)
 
     @staticmethod
     def _line(board: chess.Board, info: Dict) -> Line:
@@ -237,11 +308,30 @@ class UciAnalyser:
     def kill(self) -> None:
         """Stop the engine now, searching or not: the process is killed, and gone on return
         (python-chess kills it from its event loop thread; wait for that)."""
+        self._killed = True
         try:
             self.engine.close()
             self.engine.returncode.result(timeout=START_TIMEOUT)
         except Exception:  # noqa: BLE001 - already gone, or the loop is
             pass
+
+
+class _OneLine(logging.Filter):
+    """python-chess's log records about an engine's output without their tracebacks (the
+    exception's own message is kept): one line each on stderr."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info:
+            error = record.exc_info[1]
+            record.msg, record.args = "%s (%s)" % (record.getMessage(), error), ()
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def _quiet_engine_logs() -> None:
+    logger = logging.getLogger("chess.engine")
+    if not any(isinstance(item, _OneLine) for item in logger.filters):
+        logger.addFilter(_OneLine())
 
 
 class EngineRunner:
@@ -261,9 +351,11 @@ class EngineRunner:
     """
 
     def __init__(self, command: Sequence[str], options: EngineOptions, settings: Settings, jobs: int,
-                 tick: Callable[[int], None], timeout: float = START_TIMEOUT) -> None:
+                 tick: Callable[[int], None], timeout: float = START_TIMEOUT,
+                 stall_seconds: Optional[float] = STALL_SECONDS) -> None:
         self.command = list(command)
         self.options = tuple(options)
+        self.stall_seconds = stall_seconds
         self.settings = settings
         self.jobs = max(1, jobs)
         self.tick = tick
@@ -293,7 +385,8 @@ class EngineRunner:
             thread.join(self.timeout)
 
     def _start(self) -> UciAnalyser:
-        analyser = UciAnalyser(self.command, self.settings.hash_mb, self.timeout, self.options, setpgrp=True)
+        analyser = UciAnalyser(self.command, self.settings.hash_mb, self.timeout, self.options, setpgrp=True,
+                               stall_seconds=self.stall_seconds)
         with self._lock:
             self.started.append(analyser)
             closed = self._closed

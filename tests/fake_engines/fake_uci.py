@@ -6,6 +6,7 @@ It plays a seeded random legal move at once and can misbehave on purpose:
     fake_uci.py                         a well-behaved random mover
     fake_uci.py --crash-after 3         exits (code 3) instead of its 4th move of a game
     fake_uci.py --illegal-after 3       answers its 4th move with an illegal move
+    fake_uci.py --garbage-after 3       answers its 4th move with 'bestmove banana' (no info line)
     fake_uci.py --sleep-after 3 --sleep 30
                                         sleeps 30 s before its 4th move (past any short clock)
     fake_uci.py --fail-start exit       exits before answering 'uci'
@@ -36,6 +37,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--crash-after", type=int)
     parser.add_argument("--illegal-after", type=int)
+    parser.add_argument("--garbage-after", type=int)
     parser.add_argument("--sleep-after", type=int)
     parser.add_argument("--sleep", type=float, default=30.0)
     parser.add_argument("--fail-start", choices=["exit", "hang"])
@@ -114,6 +116,9 @@ def main() -> None:
             if args.illegal_after is not None and moves_played > args.illegal_after:
                 empty = next(sq for sq in chess.SQUARES if board.piece_at(sq) is None)
                 send("bestmove %s" % chess.Move(empty, (empty + 8) % 64).uci())
+                continue
+            if args.garbage_after is not None and moves_played > args.garbage_after:
+                send("bestmove banana")
                 continue
             preferred = [move for move in legal if move.uci() in args.best]
             move = preferred[0] if preferred else rng.choice(legal)
