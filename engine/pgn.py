@@ -14,6 +14,9 @@ Texts of any size are read as a stream, a line at a time: ``PgnReader.read`` tak
 a text handle (``PgnLines`` turns bytes into one: UTF-8, else Latin-1, line by line), keeps
 only the game being read, and can leave games out by their headers without reading their
 movetext (``PgnReader(want=...)``: python-chess's skip path, as ``chess.pgn.read_headers``).
+What is held stays bounded whatever the text: a game longer than ``MAX_GAME_BYTES``, or with a
+line the handle gives as an ``engine.textlines.LongLine`` (too long to hold), is skipped with
+the reason, up to the next line that starts a game (a tag after a blank line).
 """
 
 import io
@@ -25,6 +28,7 @@ import chess
 import chess.pgn
 
 from engine.position import unplayable
+from engine.textlines import MAX_GAME_BYTES, LongLine, megabytes
 
 _MOVETEXT_START = re.compile(r"([0-9]+\s*\.|[NBRQK]?[a-h]?[1-8]?[x-]?[a-h][1-8]|[O0]-[O0]|\{)")
 """How a game without tags begins: a move number, a move, castling, or a comment."""
@@ -125,8 +129,10 @@ class PgnLines:
         self._readline = binary.readline
         self._first = True
 
-    def readline(self) -> str:
+    def readline(self) -> Union[str, LongLine]:
         data = self._readline()
+        if isinstance(data, LongLine):
+            return data
         if self._first:
             self._first = False
             if data.startswith(b"\xef\xbb\xbf"):
@@ -134,29 +140,67 @@ class PgnLines:
         return decode_line(data)
 
 
+class _TooLong(Exception):
+    """The game being read is too long to hold (``_Recorder``): ``reason``, and ``line``, the
+    number of the line too long to hold within the game's lines read (None: the game as a
+    whole)."""
+
+    def __init__(self, reason: str, line: Optional[int] = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+
+
 class _Recorder:
     """The text handle python-chess reads from (it only calls ``readline``), keeping the
-    lines of the game being read."""
+    lines of the game being read, at most ``max_bytes`` of them: a longer game, or a line too
+    long to hold (``LongLine``), raises ``_TooLong`` with the reason."""
 
-    def __init__(self, handle: IO[str]) -> None:
+    def __init__(self, handle: IO[str], max_bytes: int = MAX_GAME_BYTES) -> None:
         self._readline = handle.readline
+        self.max_bytes = max_bytes
         self.lines: List[str] = []
+        self._held = 0
+        self._back: List[str] = []
         self.error: Optional[BaseException] = None
         """What reading the handle raised (not python-chess's failure: the caller's)."""
+        self.ended = False
+        """The handle ended for good (a line with no end: nothing more is read)."""
 
-    def readline(self) -> str:
+    def raw_line(self) -> Union[str, LongLine]:
+        """The next line of the handle, unrecorded (a line put back first)."""
+        if self._back:
+            return self._back.pop()
+        if self.ended:
+            return ""
         try:
             line = self._readline()
         except BaseException as exc:
             self.error = exc
             raise
+        if isinstance(line, LongLine) and not line.ended:
+            self.ended = True
+        return line
+
+    def readline(self) -> str:
+        line = self.raw_line()
+        if isinstance(line, LongLine):
+            self.lines.append("")  # a line all the same: the lines after it keep their numbers
+            raise _TooLong(line.reason(), len(self.lines))
         if line:
             self.lines.append(line)
+            self._held += len(line)
+            if self._held > self.max_bytes:
+                raise _TooLong("the game is longer than %s" % megabytes(self.max_bytes))
         return line
+
+    def put_back(self, line: str) -> None:
+        """``line`` is read again next (it starts the next game)."""
+        self._back.append(line)
 
     def take(self) -> List[str]:
         """The lines read since the last ``take``."""
-        lines, self.lines = self.lines, []
+        lines, self.lines, self._held = self.lines, [], 0
         return lines
 
 
@@ -186,6 +230,18 @@ class PgnReader:
             failure = None
             try:
                 game = chess.pgn.read_game(handle, Visitor=lambda: builder)
+            except _TooLong as exc:
+                lines = handle.take()
+                first = next((index for index, text in enumerate(lines) if _NON_BLANK.search(text)), 0)
+                skipped = _skip_to_next_game(handle)
+                self.games += 1
+                what = "line %d " % (line + exc.line - 1) if exc.line is not None else ""
+                yield PgnGame(self.games, line + first, "", None, "%s%s%s" % (
+                    what, exc.reason, "" if handle.ended else "; read past up to the next game"))
+                line += len(lines) + skipped
+                if handle.ended:
+                    return
+                continue
             except Exception as exc:  # python-chess failing on input it did not foresee
                 if exc is handle.error:
                     raise  # the stream failed (a damaged compressed file): the caller's to report
@@ -220,6 +276,22 @@ class PgnReader:
         what = "1 block of text that is not a game" if len(self.not_games) == 1 else \
             "%d blocks of text that are not games" % len(self.not_games)
         return ["%s ignored (first at line %d)" % (what, self.not_games[0])]
+
+
+def _skip_to_next_game(handle: _Recorder) -> int:
+    """Read past the rest of a game too long to hold, up to a tag line after a blank line
+    (put back, to start the next game); the number of lines read past."""
+    count = 0
+    blank = False
+    while True:
+        line = handle.raw_line()
+        if not line:
+            return count
+        if isinstance(line, str) and blank and line.lstrip(" \t\ufeff").startswith("["):
+            handle.put_back(line)
+            return count
+        count += 1
+        blank = isinstance(line, str) and not line.strip()
 
 
 def _starts_with_movetext(text: str) -> bool:

@@ -19,6 +19,7 @@ import chess
 
 from engine.epd import FEN_FIELD_NAMES, PLACEMENT, EpdReader, SkippedLine, clean_line, is_comment
 from engine.pgn import PgnLines, PgnReader, decode_line, read_game  # noqa: F401 (read_game: for tasks, resume, review)
+from engine.textlines import BoundedLines, Line, LongLine
 from protocol.analyse.filters import GameFilter
 from protocol.analyse.sources import COMPRESSIONS, InputFormat, decompressed, from_name, read_errors
 
@@ -44,6 +45,11 @@ class PositionTask:
         """Positions this task analyses (for the progress bar)."""
         return 1
 
+    @property
+    def size(self) -> int:
+        """Characters of text it holds (what the read-ahead counts)."""
+        return len(self.fen) + len(self.source)
+
 
 @dataclass(frozen=True)
 class GameTask:
@@ -64,6 +70,11 @@ class GameTask:
     def work(self) -> int:
         """Positions this task analyses (for the progress bar)."""
         return len(self.analysed)
+
+    @property
+    def size(self) -> int:
+        """Characters of text it holds (what the read-ahead counts)."""
+        return len(self.pgn) + len(self.source)
 
 
 Task = Union[PositionTask, GameTask]
@@ -208,7 +219,7 @@ class Inputs:
         None: PGN when the first line that is not blank or a comment is a tag or movetext."""
         done = 0
         try:
-            replay = _Replay(stream.readline)
+            replay = _Replay(BoundedLines(stream.readline).readline)
             if fmt is None:
                 fmt = "pgn" if replay.looks_like_pgn() else "epd"
             if fmt == "pgn":
@@ -226,18 +237,23 @@ class Inputs:
                 self.report("%s: cannot read: %s" % (path, detail))
             self.failed += 1
 
-    def _epd(self, lines: Iterator[str], path: str) -> Iterator[Task]:
+    def _epd(self, lines: Iterator[Union[str, LongLine]], path: str) -> Iterator[Task]:
         """One task per position line; blank and comment lines are skipped, what the lenient
-        reading left out is reported once for the file."""
+        reading left out is reported once for the file, a line too long to hold is skipped."""
         reader = EpdReader(self.selection.chess960)
         found = skipped = 0
-        for item in reader.read(lines):
-            if isinstance(item, SkippedLine):
-                self.report("%s:%d: bad position, skipped: %s" % (path, item.number, item.reason))
+        for number, line in enumerate(lines, 1):
+            if isinstance(line, LongLine):
+                self.report("%s:%d: skipped: the line %s" % (path, number, line.reason()))
                 skipped += 1
                 continue
-            found += 1
-            yield _position_task("%s:%d" % (path, item.number), item.board, item.ops)
+            for item in reader.read([line], number):
+                if isinstance(item, SkippedLine):
+                    self.report("%s:%d: bad position, skipped: %s" % (path, item.number, item.reason))
+                    skipped += 1
+                    continue
+                found += 1
+                yield _position_task("%s:%d" % (path, item.number), item.board, item.ops)
         self.failed += skipped
         for message in reader.summary():
             self.report("%s: %s" % (path, message))
@@ -291,21 +307,25 @@ class _Replay:
     """``readline`` over a binary or text stream that first gives back the lines read to
     look at its content (``looks_like_pgn``)."""
 
-    def __init__(self, readline: Callable[[], Union[str, bytes]]) -> None:
+    def __init__(self, readline: Callable[[], Line]) -> None:
         self._readline = readline
-        self._seen: List[Union[str, bytes]] = []
+        self._seen: List[Line] = []
 
-    def readline(self) -> Union[str, bytes]:
+    def readline(self) -> Line:
         return self._seen.pop(0) if self._seen else self._readline()
 
     def looks_like_pgn(self) -> bool:
         """PGN: a tag line, or movetext without tags (``1. e4 e5 2. Nf3``) as the first thing
-        that is not blank or a comment."""
+        that is not blank or a comment (or too long to hold)."""
         while True:
             line = self._readline()
             if not line:
                 return False
             self._seen.append(line)
+            if isinstance(line, LongLine):
+                if not line.ended:
+                    return False
+                continue
             text = clean_line(line if isinstance(line, str) else decode_line(line))
             if is_comment(text):
                 continue
@@ -313,13 +333,16 @@ class _Replay:
                 return True
             return bool(_MOVETEXT.match(text)) and not PLACEMENT.match(text.split()[0])
 
-    def text_lines(self) -> Iterator[str]:
+    def text_lines(self) -> Iterator[Union[str, LongLine]]:
         """The lines as ``str.splitlines`` splits a text (binary lines decoded as UTF-8, bad
-        bytes replaced)."""
+        bytes replaced), a line too long to hold as its ``LongLine``."""
         while True:
             line = self.readline()
             if not line:
                 return
+            if isinstance(line, LongLine):
+                yield line
+                continue
             if isinstance(line, bytes):
                 line = line.decode("utf-8", errors="replace")
             yield from line.splitlines() or [""]

@@ -24,6 +24,7 @@ from typing import IO, Iterable, Iterator, List, Optional, Tuple
 import chess
 import chess.pgn
 
+from engine.textlines import BoundedLines, LongLine
 from protocol.analyse.inputs import GameTask, PositionTask, Task, read_game
 from protocol.analyse.output import CSV_COLUMNS, CsvWriter, make_writer
 
@@ -115,9 +116,16 @@ ends with a newline."""
 
 
 def _lines(handle: IO[bytes]) -> Iterator[Line]:
-    """(line, end offset, ends with a newline) for every line of ``handle``, one at a time."""
+    """(line, end offset, ends with a newline) for every line of ``handle``, one at a time;
+    ResumeError for a line too long to hold (no output of ours has one)."""
     end = 0
-    for data in handle:
+    lines = BoundedLines(handle.readline)
+    for number in itertools.count(1):
+        data = lines.readline()
+        if isinstance(data, LongLine):
+            raise ResumeError("line %d %s: not a pruner analyse output" % (number, data.reason()))
+        if not data:
+            return
         end += len(data)
         whole = data.endswith(b"\n")
         yield (data[:-1] if whole else data), end, whole

@@ -5,9 +5,10 @@ Every runner of ``pruner analyse`` (in-process, ``--jobs`` processes, ``--engine
 ``--cluster``) takes an iterable of tasks of any length. A ``TaskFeed`` reads it on a thread
 of its own, so that the files are read (and decompressed, and their games parsed) while the
 searches run, and so that a runner never waits on its input while results are ready to be
-written; it stops reading when ``limit`` tasks are read and not yet handed on (``done``), so
-what is held in memory is bounded whatever the size of the input. ``InOrder`` puts results
-that arrive in any order back in input order.
+written; it stops reading when ``limit`` tasks are read and not yet handed on (``done``), or
+when the text they hold reaches ``MAX_HELD_CHARS``, so what is held in memory is bounded
+whatever the size of the input and of its games. ``InOrder`` puts results that arrive in any
+order back in input order.
 """
 
 import collections
@@ -22,6 +23,10 @@ others queued or finished and waiting for an earlier one, so the results held ar
 READ_AHEAD = 500
 """Tasks read beyond those in flight: a small input is read whole at once (so its total is
 known and the progress bar can show it), a large one never more than this ahead."""
+MAX_HELD_CHARS = 64 << 20
+"""Text of the tasks read and not yet done at which reading waits (a task's ``size``): 500
+games of a few kilobytes are far below it, 500 games near ``engine.textlines.MAX_GAME_BYTES``
+would not be."""
 
 T = TypeVar("T")
 
@@ -29,9 +34,10 @@ T = TypeVar("T")
 class TaskFeed(Generic[T]):
     """The items of ``tasks`` read on a thread, at most ``limit`` of them read and not yet
     ``done``, ``read_ahead`` more once the first one is done (until then the reading does not
-    compete with the first searches for the processor); ``notify()`` is called (on the reading
-    thread) after each item read and at the end. A context manager: leaving it stops the
-    reading.
+    compete with the first searches for the processor), and none while those read and not
+    done hold ``MAX_HELD_CHARS`` of text (an item's ``size``, if it has one); ``notify()`` is
+    called (on the reading thread) after each item read and at the end. A context manager:
+    leaving it stops the reading.
 
     The items are taken with ``take`` (the next one read, or None); ``finished`` says whether
     the input is read to its end and every item taken. An exception of the iterable is raised
@@ -48,6 +54,9 @@ class TaskFeed(Generic[T]):
         self._ready: Deque[T] = collections.deque()
         self._arrived = threading.Condition()
         self._stop = threading.Event()
+        self._sizes: Deque[int] = collections.deque()
+        """The ``size`` of each item read and not yet done, in order."""
+        self._held = 0
         self._error: Optional[BaseException] = None
         self.ended = False
         """The input is read to its end (or failed)."""
@@ -65,6 +74,10 @@ class TaskFeed(Generic[T]):
     def _read(self) -> None:
         try:
             while not self._stop.is_set():
+                with self._arrived:
+                    if self._held >= MAX_HELD_CHARS:  # some large tasks are held: wait for done()
+                        self._arrived.wait(POLL_SECONDS)
+                        continue
                 if not self._room.acquire(timeout=POLL_SECONDS):
                     continue
                 try:
@@ -73,6 +86,9 @@ class TaskFeed(Generic[T]):
                     break
                 with self._arrived:
                     self._ready.append(item)
+                    size = getattr(item, "size", 0)
+                    self._sizes.append(size)
+                    self._held += size
                     self.read += 1
                     self._arrived.notify_all()
                 self._notify()
@@ -107,6 +123,10 @@ class TaskFeed(Generic[T]):
     def done(self, count: int = 1) -> None:
         """``count`` items taken earlier are finished with (their results handed on): that
         much more may be read (and the read-ahead, after the first)."""
+        with self._arrived:
+            for _ in range(min(count, len(self._sizes))):
+                self._held -= self._sizes.popleft()
+            self._arrived.notify_all()
         count += self._read_ahead
         self._read_ahead = 0
         for _ in range(count):

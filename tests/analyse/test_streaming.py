@@ -389,7 +389,7 @@ def test_games_left_out_are_not_parsed_and_the_rest_is_not_read():
             self.lines = io.StringIO(text).readlines()
             self.read = 0
 
-        def readline(self):
+        def readline(self, size=-1):  # lines shorter than any size asked for
             self.read += 1
             return self.lines[self.read - 1] if self.read <= len(self.lines) else ""
 
