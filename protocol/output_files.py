@@ -15,6 +15,8 @@ match lab (scripts/matchlib), which both write reports, pictures and JSON next t
   devices are exempt: ``/dev/stdin`` and ``/dev/stdout`` on one terminal are one device, and
   writing to a device destroys nothing.
 * ``unwritable``: why a path cannot be written, asked before the work starts.
+* ``OutputError``: a write that failed (disk full, a device that fails, a closed standard
+  output), naming the output, for a program to end with one line instead of a traceback.
 """
 
 import contextlib
@@ -124,6 +126,16 @@ def write_file(path: str, data: bytes) -> None:
     """Write ``data`` as the whole content of ``path`` (``replaced``); OSError when it cannot."""
     with replaced(path) as handle:
         handle.write(data)
+
+
+class OutputError(Exception):
+    """An output that could not be written: ``--report page.html: cannot write: No space left
+    on device``. ``what`` names it as the command line does, ``error`` is the OSError."""
+
+    def __init__(self, what: str, error: BaseException) -> None:
+        super().__init__("%s: cannot write: %s" % (what, describe_error(error)))
+        self.what = what
+        self.error = error
 
 
 def describe_error(error: BaseException) -> str:

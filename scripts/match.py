@@ -33,6 +33,7 @@ from matchlib.resume import resume  # noqa: E402
 from matchlib.runner import (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_START,  # noqa: E402
                              Match, MatchConfig)
 from matchlib.cluster import EXIT_UNAVAILABLE  # noqa: E402
+from matchlib.cli import EXIT_OUTPUT  # noqa: E402
 from matchlib.stats import MODELS, Sprt  # noqa: E402
 from matchlib.timecontrol import TimeControl  # noqa: E402
 from protocol.output_files import same_file_problem  # noqa: E402
@@ -72,8 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
                "the runner, the rest is the command, e.g. --engine \"cwd=/tmp/base python -m protocol\". "
                "Exit status: %d done (with --sprt: H1 accepted), %d H0 accepted, %d SPRT inconclusive "
                "(the games ran out), %d an engine could not be started (or a usage error), %d the --cluster "
-               "cannot be used, %d interrupted (Ctrl-C or SIGTERM); faults never change it. See docs/match.md."
-               % (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_START, EXIT_UNAVAILABLE, EXIT_INTERRUPTED),
+               "cannot be used, %d an output could not be written, %d interrupted (Ctrl-C or SIGTERM); faults "
+               "never change it. See docs/match.md."
+               % (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_START, EXIT_UNAVAILABLE, EXIT_OUTPUT, EXIT_INTERRUPTED),
         formatter_class=_HelpFormatter)
 
     engines = parser.add_argument_group("engines")

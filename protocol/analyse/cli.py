@@ -16,8 +16,9 @@ Exit status: 0 when every input was usable, else the number of inputs that faile
 or EPD line, broken PGN game, unreadable file, failed analysis) capped at 63; 64 for a
 usage error (an ``--engine-option`` the engine refuses included) or an output file that
 cannot be written (sysexits ``EX_USAGE``); 69 when the ``--cluster`` or the ``--engine``
-cannot be used (``EX_UNAVAILABLE``); 130 when interrupted (Ctrl-C). See docs/analysis.md
-and docs/cluster.md.
+cannot be used (``EX_UNAVAILABLE``); 74 when an output fails while it is written
+(``EX_IOERR``: a full disk, standard output closed); 130 when interrupted (Ctrl-C), 143 when
+terminated (SIGTERM). See docs/analysis.md and docs/cluster.md.
 """
 
 import argparse
@@ -42,17 +43,25 @@ from protocol.analyse.output import FORMATS, Progress, make_writer
 from protocol.analyse.pool import ProcessRunner
 from protocol.analyse.resume import ResumeError, resume_output
 from protocol.analyse.sources import ZSTD_HINT, InputFormat, missing_zstandard, parse_input_format
+from protocol.analyse.stream import STALL_SECONDS
 from protocol.analyse.tasks import Settings
 from protocol.arguments import ArgumentParser
 from protocol.cluster import ClusterError
-from protocol.output_files import same_file_problem
+from protocol.output_files import OutputError, describe_error, same_file_problem
 
 MAX_FAILED_STATUS = 63
 """Exit status for this many failed inputs or more."""
 EXIT_USAGE = 64
 """Bad command line (sysexits.h ``EX_USAGE``)."""
+EXIT_UNAVAILABLE = cluster_runner.EXIT_UNAVAILABLE
+"""The ``--cluster`` or the ``--engine`` cannot be used (sysexits.h ``EX_UNAVAILABLE``)."""
+EXIT_IOERR = 74
+"""An output could not be written: disk full, a device that fails, standard output closed
+(sysexits.h ``EX_IOERR``)."""
 EXIT_INTERRUPTED = 130
 """Stopped by Ctrl-C (128 + SIGINT)."""
+EXIT_TERMINATED = 143
+"""Stopped by SIGTERM (128 + SIGTERM), as Ctrl-C stops it."""
 
 
 
@@ -107,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Analyse positions (FEN strings, EPD files) or games (PGN files) with Pruner. "
                     "Writes one JSON object per position to stdout unless told otherwise.",
         epilog="Exit status: 0 all inputs analysed; 1-63 that many inputs failed (63: 63 or more); "
-               "64 usage error; 69 --cluster or --engine unavailable; 130 interrupted. Details: docs/analysis.md.")
+               "64 usage error; 69 --cluster or --engine unavailable; 74 an output could not be written; "
+               "130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Details: docs/analysis.md.")
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="a FEN or EPD string (quoted) or 'startpos', an .epd file (any non-.pgn file "
                              "is read as one FEN/EPD per line), a .pgn file, or '-' for standard input")
@@ -149,9 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--chess960", action="store_true",
                         help="read FEN/EPD castling rights as Chess960 (detected on its own when unambiguous)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no summary on stderr")
-    parser.add_argument("--stall-timeout", type=_seconds, default=uci_engine.STALL_SECONDS, metavar="S",
-                        help="an --engine that sends nothing for S seconds (beyond --movetime) fails its task "
-                             "and is stopped (default %g; 0: wait for ever)" % uci_engine.STALL_SECONDS)
+    parser.add_argument("--stall-timeout", type=_seconds, default=STALL_SECONDS, metavar="S",
+                        help="a --jobs worker process that gives no sign of life for S seconds (stopped, "
+                             "frozen) is killed and its tasks retried; an --engine that sends nothing for S "
+                             "seconds beyond --movetime fails its task (default %g; 0: wait for ever)"
+                             % STALL_SECONDS)
     review_collect.add_arguments(parser)  # --report FILE.html, --plot FILE.png
     uci_engine.add_arguments(parser)  # --engine CMD, --engine-option NAME=VALUE
     cluster_runner.add_arguments(parser)  # --cluster ADDRESS, --resume
@@ -203,8 +215,8 @@ def _settings(args: argparse.Namespace, engine_name: Optional[str] = None) -> Se
 def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
          stderr: Optional[IO[str]] = None, stdin: Optional[IO[str]] = None) -> int:
     """Run ``pruner analyse`` with ``argv`` (without the command name); returns the exit status."""
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
+    stdout = stdout or sys.stdout  # None when started with standard output closed
+    stderr = stderr or sys.stderr or open(os.devnull, "w")
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     try:
@@ -227,11 +239,18 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         return EXIT_USAGE
     except uci_engine.EngineStartError as exc:
         stderr.write("pruner analyse: %s\n" % exc)
-        return cluster_runner.EXIT_UNAVAILABLE
+        return EXIT_UNAVAILABLE
     except SystemExit as exc:  # --help
         return exc.code if isinstance(exc.code, int) else 0
     settings = _settings(args, engine_name)
+    with _terminate_as_interrupt():
+        return _run(args, settings, selection, review, stdout, stderr, stdin)
 
+
+def _run(args: argparse.Namespace, settings: Settings, selection: Selection,
+         review: Optional[review_collect.ReviewCollector], stdout: Optional[IO[str]], stderr: IO[str],
+         stdin: Optional[IO[str]]) -> int:
+    """The run of a checked command line: read, analyse, write; the exit status."""
     started = time.monotonic()
     progress = Progress(0, stderr, enabled=False)
     lock = threading.RLock()  # stderr: messages come from the input reader's thread too
@@ -239,8 +258,7 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     def report(message: str) -> None:
         with lock:
             progress.clear()
-            stderr.write("pruner analyse: %s\n" % message)
-            stderr.flush()
+            _say(stderr, "pruner analyse: %s" % message)
             progress.draw()
 
     def advance(count: int) -> None:
@@ -250,6 +268,7 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     inputs = Inputs(args.inputs, report, selection, stdin)
     tasks: Iterable[Task] = inputs
     resumed = None
+    where = "standard output" if args.output is None else "-o %s" % args.output
     try:
         if args.resume:  # keep what an interrupted run wrote; analyse the rest (resume.py)
             resumed = resume_output(args.output, args.format, inputs, args.multipv)
@@ -257,79 +276,121 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
             if resumed.done_tasks and not args.quiet:
                 report("resuming %s: %d positions kept, %d inputs done" % (
                     args.output, resumed.done_positions, resumed.done_tasks))
+        elif args.output is None:
+            if stdout is None:  # started with its standard output closed (`>&-`)
+                report("standard output: cannot write: it is closed (give -o FILE)")
+                return EXIT_IOERR
+            out = stdout
         else:
-            out = stdout if args.output is None else open(args.output, "w", encoding="utf-8", newline="")
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+            out = open(args.output, "w", encoding="utf-8", newline="")
+    except KeyboardInterrupt as exc:
+        return _interrupted_status(exc)
     except ResumeError as exc:
         report("cannot resume: %s" % exc)
         return EXIT_USAGE
     except OSError as exc:
-        report("%s: cannot write: %s" % (args.output, exc.strerror or exc))
+        report("%s: cannot write: %s" % (args.output, describe_error(exc)))
         return EXIT_USAGE
     positions = games = failed = 0
     status = None
+    stop: Optional[BaseException] = None
     try:
-        writer = resumed.writer(args.format) if resumed else make_writer(args.format, out)
+        try:
+            writer = resumed.writer(args.format) if resumed else make_writer(args.format, out)
+        except OSError as exc:  # the CSV header
+            raise OutputError(where, exc) from None
         progress = Progress(None, stderr, enabled=not args.quiet and _isatty(stderr))
         passing = _Passing(tasks, lambda total: progress.set_total(total))
-        jobs = args.jobs or usable_cpus()
-        if args.cluster:  # Dask (protocol/analyse/cluster_runner.py)
-            runner = cluster_runner.ClusterRunner(args.cluster, settings, advance,
-                                                   (lambda message: None) if args.quiet else report,
-                                                   engine=args.engine_command, engine_options=args.engine_options)
-        elif args.engine_command:  # another UCI engine, --jobs processes (protocol/analyse/uci_engine.py)
-            runner = uci_engine.EngineRunner(args.engine_command, args.engine_options, settings, jobs, advance,
-                                             stall_seconds=args.stall_timeout)
-        else:
-            runner = ProcessRunner(settings, jobs, advance)
-        with runner:
+        with _runner(args, settings, advance, report) as runner:
             settings = runner.settings  # the cluster runner names the engine it found on a worker
             for result in runner.run(passing):
                 task = passing.result_of()
                 if result.error is not None:
                     failed += 1
                     report("%s: %s" % (result.source, result.error))
-                with _sigint_deferred():  # Ctrl-C lands before or after a result, never inside
-                    positions += writer.write(result)
+                with _interrupts_deferred():  # Ctrl-C lands before or after a result, never inside
+                    try:
+                        positions += writer.write(result)
+                    except BrokenPipeError:
+                        raise
+                    except OSError as exc:
+                        raise OutputError(where, exc) from None
                 if isinstance(task, GameTask) and result.error is None:
                     games += 1
                     progress.games = games
                 if review is not None:
                     review.keep(task, result, report)
-    except KeyboardInterrupt:
-        status = EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        stop = exc
     except ClusterError as exc:
         report(str(exc))
-        status = cluster_runner.EXIT_UNAVAILABLE
+        status = EXIT_UNAVAILABLE
     except uci_engine.EngineOptionError as exc:  # --cluster: refused on a worker before any work
         report("error: %s" % exc)
         status = EXIT_USAGE
     except uci_engine.EngineStartError as exc:
         report(str(exc))
-        status = cluster_runner.EXIT_UNAVAILABLE
+        status = EXIT_UNAVAILABLE
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         _silence(out)
         return min(failed + inputs.failed, MAX_FAILED_STATUS)
+    except OutputError as exc:  # disk full, a device that fails: one line, and stop
+        _silence(out)
+        report(str(exc))
+        status = EXIT_IOERR
     finally:
         progress.finish()
         if out is not stdout:
-            out.close()
-    if status == EXIT_INTERRUPTED:
-        stderr.write("pruner analyse: interrupted; %d positions written\n" % positions)
-        return status
+            try:
+                out.close()
+            except OSError as exc:  # what was still buffered could not be written
+                if status is None and stop is None:
+                    report(str(OutputError(where, exc)))
+                    status = EXIT_IOERR
+    if stop is not None:
+        _say(stderr, "pruner analyse: %s; %d positions written" % (
+            "terminated" if isinstance(stop, Terminated) else "interrupted", positions))
+        return _interrupted_status(stop)
     if status is not None:
         return status
     failed += inputs.failed
-    if review is not None and not review.finish(settings, report):
-        return EXIT_USAGE
+    if review is not None:
+        try:
+            if not review.finish(settings, report):
+                return EXIT_USAGE
+        except OutputError as exc:
+            report(str(exc))
+            return EXIT_IOERR
     if not args.quiet:
         elapsed = time.monotonic() - started
-        stderr.write("pruner analyse: %d position%s in %.1f s (%.1f/s)%s%s\n" % (
+        _say(stderr, "pruner analyse: %d position%s in %.1f s (%.1f/s)%s%s" % (
             positions, "" if positions == 1 else "s", elapsed, positions / elapsed if elapsed > 0 else 0.0,
             ", %d game%s" % (games, "" if games == 1 else "s") if games else "",
             "; %d input%s failed" % (failed, "" if failed == 1 else "s") if failed else ""))
     return min(failed, MAX_FAILED_STATUS)
+
+
+def _runner(args: argparse.Namespace, settings: Settings, advance: Callable[[int], None],
+            report: Callable[[str], None]):
+    """The runner the options ask for: Dask, another UCI engine, or worker processes here."""
+    jobs = args.jobs or usable_cpus()
+    if args.cluster:  # Dask (protocol/analyse/cluster_runner.py)
+        return cluster_runner.ClusterRunner(args.cluster, settings, advance,
+                                            (lambda message: None) if args.quiet else report,
+                                            engine=args.engine_command, engine_options=args.engine_options)
+    if args.engine_command:  # another UCI engine, --jobs processes (protocol/analyse/uci_engine.py)
+        return uci_engine.EngineRunner(args.engine_command, args.engine_options, settings, jobs, advance,
+                                       stall_seconds=args.stall_timeout)
+    return ProcessRunner(settings, jobs, advance, stall_seconds=args.stall_timeout, say=report)
+
+
+def _say(stream: IO[str], line: str) -> None:
+    """A line on stderr; when even that cannot be written, there is nobody left to tell."""
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 class _Passing:
@@ -355,23 +416,33 @@ class _Passing:
         return self._waiting.popleft()
 
 
-class _DeferredSigint:
-    """Ctrl-C that waits while a result is being written, so the written count matches the output.
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``): the run stops as on Ctrl-C, with status 143."""
 
-    Blocking SIGINT with ``pthread_sigmask`` is not enough: with ``--jobs N`` the pool's helper
-    threads can take the signal, and Python then raises KeyboardInterrupt in the main thread
+
+def _interrupted_status(stop: BaseException) -> int:
+    return EXIT_TERMINATED if isinstance(stop, Terminated) else EXIT_INTERRUPTED
+
+
+class _DeferredInterrupt:
+    """Ctrl-C or SIGTERM that waits while a result is being written, so the written count
+    matches the output (the same prefix of it whichever signal stops the run).
+
+    Blocking the signals with ``pthread_sigmask`` is not enough: with ``--jobs N`` the pool's
+    helper threads can take them, and Python then raises KeyboardInterrupt in the main thread
     anyway. Python handlers always run in the main thread, so this one decides there.
     """
 
     def __init__(self) -> None:
         self.writing = False
-        self.pending = False
+        self.pending: Optional[BaseException] = None
 
     def handler(self, signum, frame) -> None:
-        if self.writing:
-            self.pending = True
-        else:
-            raise KeyboardInterrupt
+        stop = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+        if not self.writing:
+            raise stop
+        if self.pending is None or isinstance(stop, Terminated):
+            self.pending = stop
 
     @contextlib.contextmanager
     def deferred(self) -> Iterator[None]:
@@ -380,26 +451,42 @@ class _DeferredSigint:
             yield
         finally:
             self.writing = False
-        if self.pending:
-            self.pending = False
-            raise KeyboardInterrupt
+        if self.pending is not None:
+            stop, self.pending = self.pending, None
+            raise stop
 
 
-_SIGINT = _DeferredSigint()
+_INTERRUPT = _DeferredInterrupt()
 
 
 @contextlib.contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """Hold Ctrl-C back while a result is written (see ``_DeferredSigint``)."""
+def _terminate_as_interrupt() -> Iterator[None]:
+    """For the run: SIGTERM stops it as Ctrl-C does (``Terminated``), unless it was ignored."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield  # handlers can only be installed from the main thread; an ignored SIGTERM stays so
+        return
+    previous = signal.signal(signal.SIGTERM, _INTERRUPT.handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back while a result is written (see ``_DeferredInterrupt``)."""
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers can only be installed from the main thread
         return
-    previous = signal.signal(signal.SIGINT, _SIGINT.handler)
+    previous = signal.signal(signal.SIGINT, _INTERRUPT.handler) \
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler else None
     try:
-        with _SIGINT.deferred():
+        with _INTERRUPT.deferred():
             yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _isatty(stream: IO[str]) -> bool:

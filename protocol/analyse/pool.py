@@ -20,22 +20,53 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from protocol.analyse.inputs import Task
-from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, InOrder, TaskFeed
+from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, STALL_SECONDS, InOrder, TaskFeed
 from protocol.analyse.tasks import Settings, TaskResult, run_task
 
 POLL_SECONDS = 0.1
 """How often the parent process looks whether the run is over while it waits for a result."""
 ORPHAN_SECONDS = 1.0
 """How often an idle worker process looks whether ``pruner analyse`` is still there."""
+HEARTBEAT_SECONDS = 1.0
+"""How often a worker process says that it is alive, searching or not."""
+EXIT_SECONDS = 5.0
+"""How long a worker asked to stop (SIGTERM) may take before it is killed."""
+
+
+class _Sender:
+    """The writing end of a worker's result pipe, shared by its two threads (the tasks and
+    the heartbeat): one message at a time."""
+
+    def __init__(self, pipe) -> None:
+        self._pipe = pipe
+        self._lock = threading.Lock()
+
+    def send(self, message: Tuple[str, object]) -> None:
+        with self._lock:
+            self._pipe.send(message)
+
+
+def _heartbeat(sender: _Sender) -> None:
+    """A worker's thread that says every ``HEARTBEAT_SECONDS`` that the process is alive (it
+    runs between the search's bytecodes): a worker stopped or frozen falls silent."""
+    try:
+        while True:
+            sender.send(("alive", None))
+            time.sleep(HEARTBEAT_SECONDS)  # a period, not a synchronisation
+    except (OSError, EOFError, ValueError):  # the parent has gone, or the pipe is closed
+        return
 
 
 def _worker_main(settings: Settings, work, results) -> None:
     """A worker process: tasks from ``work`` until None, results and progress to ``results``
-    (the writing end of a pipe of its own). Ctrl-C is left to the parent, which terminates the
-    workers; a parent that died without doing so (killed) is noticed within ``ORPHAN_SECONDS``
-    of the last task, or at the next write (the pipe is broken)."""
+    (the writing end of a pipe of its own), a heartbeat there too. Ctrl-C is left to the
+    parent, which terminates the workers; a parent that died without doing so (killed) is
+    noticed within ``ORPHAN_SECONDS`` of the last task, or at the next write (the pipe is
+    broken)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
+    sender = _Sender(results)
+    threading.Thread(target=_heartbeat, args=(sender,), name="pruner-analyse-heartbeat", daemon=True).start()
     try:
         while True:
             try:
@@ -47,8 +78,8 @@ def _worker_main(settings: Settings, work, results) -> None:
             if item is None:
                 return
             index, task = item
-            result = run_task(task, settings, lambda n: results.send(("tick", n)))
-            results.send(("done", (index, result)))
+            result = run_task(task, settings, lambda n: sender.send(("tick", n)))
+            sender.send(("done", (index, result)))
     except (BrokenPipeError, EOFError):  # the parent has gone: nobody reads the results
         return
 
@@ -74,11 +105,17 @@ this many deaths on the same task it fails with a reason instead (it may be what
 
 @dataclass
 class _Worker:
-    """A worker process, its own task queue and the tasks it holds (index -> task)."""
+    """A worker process, its own task queue, the reading end of its result pipe, and the tasks
+    it holds (index -> task)."""
 
     process: multiprocessing.process.BaseProcess
     work: object
+    reader: object
     held: Dict[int, Task] = field(default_factory=dict)
+    heard: float = field(default_factory=time.monotonic)
+    """When it last sent anything (a heartbeat, progress, a result): ``time.monotonic()``."""
+    stalled: bool = False
+    """Killed for giving no sign of life (see ``STALL_SECONDS``)."""
 
 
 class ProcessRunner:
@@ -92,13 +129,19 @@ class ProcessRunner:
     Each worker has a queue of its own, so the runner knows which tasks a worker holds: when a
     worker process dies (killed, out of memory), its tasks go to a new worker, and a task that
     has killed ``WORKER_ATTEMPTS`` workers fails with the reason, so a run never waits forever
-    for a result that cannot come.
+    for a result that cannot come. A worker that holds tasks and has said nothing for
+    ``stall_seconds`` (None: no limit) counts as dead: it is killed (``say`` tells why) and
+    its tasks go to another worker the same way.
     """
 
-    def __init__(self, settings: Settings, jobs: int, tick: Callable[[int], None]) -> None:
+    def __init__(self, settings: Settings, jobs: int, tick: Callable[[int], None],
+                 stall_seconds: Optional[float] = STALL_SECONDS,
+                 say: Callable[[str], None] = lambda message: None) -> None:
         self.settings = settings
         self.jobs = jobs
         self.tick = tick
+        self.stall_seconds = stall_seconds
+        self.say = say
         self.workers: List[multiprocessing.process.BaseProcess] = []
         """The worker processes started so far (replacements included)."""
         self._live: List[_Worker] = []
@@ -110,6 +153,8 @@ class ProcessRunner:
         self._readers: List = []
         """The reading ends of the live workers' result pipes (the forwarder waits on them)."""
         self._readers_lock = threading.Lock()
+        self._heard: Dict[int, _Worker] = {}
+        """The worker of each result pipe (by the reader's id), whose ``heard`` the forwarder sets."""
 
     def __enter__(self) -> "ProcessRunner":
         return self
@@ -119,7 +164,10 @@ class ProcessRunner:
             if process.is_alive():
                 process.terminate()
         for process in self.workers:
-            process.join()
+            process.join(EXIT_SECONDS)
+            if process.exitcode is None:  # stopped (SIGSTOP): SIGTERM waits, SIGKILL does not
+                process.kill()
+                process.join()
         self._stop.set()
         if self._forwarder is not None:
             self._forwarder.join()
@@ -190,18 +238,35 @@ class ProcessRunner:
         self._owner[index] = worker
         worker.work.put((index, task))  # type: ignore[attr-defined]
 
+    def _kill_stalled_workers(self) -> None:
+        """Kill every worker that holds tasks and has said nothing for ``stall_seconds``."""
+        if self.stall_seconds is None:
+            return
+        now = time.monotonic()
+        for worker in self._live:
+            if worker.held and worker.process.exitcode is None and now - worker.heard > self.stall_seconds:
+                self.say("%s (pid %s) gave no sign of life for %g s (--stall-timeout; stopped?): killed, its "
+                         "tasks go to another worker" % (worker.process.name, worker.process.pid,
+                                                         self.stall_seconds))
+                worker.stalled = True
+                worker.process.kill()  # a stopped process ignores SIGTERM until it runs again
+                worker.process.join(EXIT_SECONDS)
+
     def _replace_dead_workers(self, context, order: "InOrder[TaskResult]") -> None:
-        """Hand the tasks of every worker process that died to other workers, or fail them."""
+        """Hand the tasks of every worker process that died or stalled to other workers, or
+        fail them."""
+        self._kill_stalled_workers()
         for worker in [live for live in self._live if live.process.exitcode is not None]:
             self._live.remove(worker)
-            code = worker.process.exitcode
+            how = ("killed after no sign of life for %g s" % self.stall_seconds if worker.stalled
+                   else "exit status %s" % worker.process.exitcode)
             for index, task in sorted(worker.held.items()):
                 self._owner.pop(index, None)
                 self._deaths[index] = self._deaths.get(index, 0) + 1
                 if self._deaths[index] >= WORKER_ATTEMPTS:
                     order.add(index, TaskResult(source=task.source, error=(
-                        "the analysis worker process died %d times on this input (exit status %s): "
-                        "left out" % (self._deaths[index], code))))
+                        "the analysis worker process died %d times on this input (%s): "
+                        "left out" % (self._deaths[index], how))))
                 else:
                     self._assign(context, index, task)
 
@@ -220,7 +285,9 @@ class ProcessRunner:
         with self._readers_lock:
             self._readers.append(reader)
         self.workers.append(process)
-        worker = _Worker(process, work)
+        worker = _Worker(process, work, reader)
+        with self._readers_lock:
+            self._heard[id(reader)] = worker
         self._live.append(worker)
         return worker
 
@@ -235,7 +302,12 @@ class ProcessRunner:
                 continue
             for reader in multiprocessing.connection.wait(readers, timeout=POLL_SECONDS):
                 try:
-                    events.put(reader.recv())
+                    message = reader.recv()
+                    worker = self._heard.get(id(reader))
+                    if worker is not None:
+                        worker.heard = time.monotonic()
+                    if message[0] != "alive":
+                        events.put(message)
                 except (EOFError, OSError, ValueError, pickle.UnpicklingError):
                     with self._readers_lock:
                         if reader in self._readers:

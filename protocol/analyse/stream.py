@@ -23,6 +23,11 @@ others queued or finished and waiting for an earlier one, so the results held ar
 READ_AHEAD = 500
 """Tasks read beyond those in flight: a small input is read whole at once (so its total is
 known and the progress bar can show it), a large one never more than this ahead."""
+STALL_SECONDS = 60.0
+"""A worker (a process of ``pool``, an engine of ``uci_engine``) that holds a task and gives no
+sign of life for this long is stopped and its task retried or failed (``--stall-timeout``):
+a search that runs is never that silent (a worker process says it is alive every second,
+engines print ``info`` lines)."""
 MAX_HELD_CHARS = 64 << 20
 """Text of the tasks read and not yet done at which reading waits (a task's ``size``): 500
 games of a few kilobytes are far below it, 500 games near ``engine.textlines.MAX_GAME_BYTES``

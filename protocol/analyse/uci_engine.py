@@ -29,15 +29,12 @@ import chess.engine
 from engine.analysis import Analysis, Line, san_line
 from engine.position import unplayable
 from protocol.analyse.inputs import Task
-from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, InOrder, TaskFeed
+from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, STALL_SECONDS, InOrder, TaskFeed
 from protocol.analyse.tasks import Settings, TaskFailure, TaskResult, run_task
 
 INFO = chess.engine.INFO_ALL
 START_TIMEOUT = 30.0
 """Seconds an engine may take to answer ``uci``/``isready`` (and any other command but ``go``)."""
-STALL_SECONDS = 60.0
-"""Seconds a searching engine may stay silent (no ``info``, no ``bestmove``) beyond its
-``--movetime`` before its task fails (``--stall-timeout``)."""
 POLL_SECONDS = 0.1
 """How often the runner looks whether the run is over while it waits for a result."""
 

@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any, Dict, Optional
 
-from protocol.output_files import unwritable, write_file
+from protocol.output_files import OutputError, unwritable, write_file
 
 from .fastchess import tally_elo
 from .runner import MatchConfig, MatchResult
@@ -88,4 +88,7 @@ def write(path: str, result: MatchResult, config: MatchConfig) -> None:
     """Write the object to ``path`` (``protocol.output_files``: a regular file through a
     temporary file, so a reader never sees half; a device or FIFO in place)."""
     text = json.dumps(result_object(result, config), indent=2, allow_nan=False) + "\n"
-    write_file(path, text.encode("utf-8"))
+    try:
+        write_file(path, text.encode("utf-8"))
+    except OSError as exc:
+        raise OutputError("--json %s" % path, exc) from None

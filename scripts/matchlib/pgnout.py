@@ -11,6 +11,8 @@ from typing import IO, Optional
 
 import chess.pgn
 
+from protocol.output_files import OutputError
+
 from .game import GameRecord
 from .timecontrol import TimeControl
 
@@ -56,13 +58,21 @@ class PgnWriter:
         self._handle: Optional[IO[str]] = open(path, "a" if append else "w", encoding="utf-8") if path else None
 
     def write(self, record: GameRecord) -> None:
+        """Append the game; OutputError when it cannot be written (disk full)."""
         if self._handle is None:
             return
-        print(record_to_pgn(record, self.tc, self.event, self.site), file=self._handle, end="\n\n")
-        self._handle.flush()
+        try:
+            print(record_to_pgn(record, self.tc, self.event, self.site), file=self._handle, end="\n\n")
+            self._handle.flush()
+        except OSError as exc:
+            raise OutputError("--pgn %s" % self.path, exc) from None
 
     def close(self) -> None:
-        """Close the file (nothing to do without one, or when already closed)."""
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        """Close the file (nothing to do without one, or when already closed); what could not
+        be written was reported by ``write`` already."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            try:
+                handle.close()
+            except OSError:
+                pass

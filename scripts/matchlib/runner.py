@@ -11,11 +11,14 @@ import os
 import queue
 import sys
 import threading
+import time
 import traceback
 from dataclasses import dataclass
 from typing import IO, List, Optional, Tuple
 
 import chess
+
+from protocol.output_files import OutputError
 
 from . import fastchess
 from .engines import EnginePlayer, EngineSpec, EngineStartError
@@ -38,6 +41,9 @@ EXIT_INCONCLUSIVE = 4
 """The SPRT decided nothing before the games ran out."""
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C)."""
+STOP_SECONDS = 5.0
+"""How long the worker threads may take to end a stopped match (their engines quit), and
+again once the engines left are killed."""
 
 
 @dataclass
@@ -115,6 +121,7 @@ class Match:
         self._players: List[EnginePlayer] = []
         self._start_failures = {1: 0, 2: 0}
         self._exit_code = EXIT_DONE
+        self._threads: List[threading.Thread] = []
         self.setup = fastchess.Setup(fastchess.time_text(config.settings.tc), book=config.book)
         """What fastchess's result block names (the engines' Threads and Hash once started)."""
         self._done_pairs = config.resumed.pairs if config.resumed is not None else frozenset()
@@ -134,8 +141,14 @@ class Match:
     # -- output -------------------------------------------------------------------------
 
     def say(self, text: str = "") -> None:
-        """Print a line of the match's output (flushed)."""
-        print(text, file=self.out, flush=True)
+        """Print a line of the match's output (flushed); OutputError when it cannot be written
+        (a reader that went away, ``| head``, is a BrokenPipeError: ``cli`` stops quietly)."""
+        try:
+            print(text, file=self.out, flush=True)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError("standard output", exc) from None
 
     # -- setup --------------------------------------------------------------------------
 
@@ -280,16 +293,40 @@ class Match:
                 sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, sprt.model, sprt.lower, sprt.upper))
 
     def run(self) -> MatchResult:
-        """Play the match and print everything; never raises for engine failures."""
-        config = self.config
+        """Play the match and print everything; never raises for engine failures. An output
+        that fails (OutputError, BrokenPipeError) stops the games and every engine first."""
         probed = self.probe()
         if probed is None:
             self.say(final_line(self.tally))
             return MatchResult(self.tally, None, EXIT_START, self.names)
+        try:
+            return self._play(probed)
+        except BaseException:
+            self._stop_all()
+            raise
+
+    def _stop_all(self) -> None:
+        """No new game, the games in progress abandoned after the move being played (each
+        worker then quits its engines), and whatever engine is still there after
+        ``STOP_SECONDS`` killed."""
+        self.stop.set()
+        self.abort.set()
+        deadline = time.monotonic() + STOP_SECONDS
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            players = list(self._players)
+        for player in players:
+            player.kill()
+        for thread in self._threads:
+            thread.join(STOP_SECONDS)
+
+    def _play(self, probed: Tuple[EnginePlayer, EnginePlayer]) -> MatchResult:
+        config = self.config
         self._header()
         pgn = PgnWriter(config.pgn, config.settings.tc, config.event, config.site, config.pgn_append)
         workers = max(1, min(config.concurrency, config.games))
-        threads = []
+        threads = self._threads
         for index in range(workers):
             players = probed if index == 0 else (self._new_player(config.engine1), self._new_player(config.engine2))
             thread = threading.Thread(target=self._worker, args=(players,), name="match-worker-%d" % index, daemon=True)

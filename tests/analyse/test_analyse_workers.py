@@ -91,7 +91,10 @@ class DeadProcess:
     def terminate(self):
         pass
 
-    def join(self):
+    def kill(self):
+        pass
+
+    def join(self, timeout=None):
         pass
 
 
@@ -159,3 +162,40 @@ def test_part_of_a_message_from_a_dying_worker_is_dropped_and_the_run_ends(monke
         assert runner._forwarder.is_alive() and runner._readers == []  # alive, every cut pipe dropped
     assert [result.source for result in results] == [task.source for task in work]
     assert all("died %d times" % pool.WORKER_ATTEMPTS in result.error for result in results)
+
+
+class SilentProcess(DeadProcess):
+    """A worker process that runs but never says anything (stopped with SIGSTOP, frozen)."""
+
+    exitcode = None
+    name = "silent-worker"
+
+    def kill(self):
+        self.exitcode = -9
+
+    def is_alive(self):
+        return self.exitcode is None
+
+
+class SilentContext(FakeContext):
+    def __init__(self):
+        self.started = []
+
+    def Process(self, target=None, args=(), **kwargs):
+        self.started.append(SilentProcess())
+        self.started[-1].writer = args[2]  # the pipe stays open: no EOF, just silence
+        return self.started[-1]
+
+
+def test_a_silent_worker_is_killed_after_the_stall_timeout_and_its_task_retried(monkeypatch):
+    context = SilentContext()
+    monkeypatch.setattr(pool, "_worker_context", lambda: context)
+    said = []
+    work = tasks(1)
+    with deadline(60), ProcessRunner(Settings(depth=1), 2, lambda n: None, stall_seconds=0.2,
+                                     say=said.append) as runner:
+        results = list(runner.run(work))
+    assert len(context.started) == pool.WORKER_ATTEMPTS and all(p.exitcode == -9 for p in context.started)
+    assert len(said) == pool.WORKER_ATTEMPTS and "gave no sign of life for 0.2 s" in said[0]
+    assert [result.source for result in results] == [work[0].source]
+    assert "died 2 times on this input (killed after no sign of life for 0.2 s)" in results[0].error

@@ -5,6 +5,7 @@ file refused before a game is played."""
 import json
 import os
 import stat
+import subprocess
 import sys
 import threading
 
@@ -86,3 +87,65 @@ def test_json_into_a_fifo_reaches_its_reader_and_the_fifo_stays(capsys, book, tm
     thread.join(30)
     assert stat.S_ISFIFO(os.lstat(str(fifo)).st_mode)
     assert received and json.loads(received[0].decode())["games"] == 2
+
+
+# -- an output that cannot be written ends the match, and its engines ---------------------------
+
+def _processes_named(marker):
+    """Live processes whose command line holds ``marker`` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % entry, "rb") as handle:
+                    if marker.encode() in handle.read():
+                        with open("/proc/%s/stat" % entry) as stat_file:
+                            if stat_file.read().rsplit(")", 1)[1].split()[0] != "Z":
+                                found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def _match_process(marker, book, extra, **kwargs):
+    argv = [sys.executable, os.path.join(ROOT, "scripts", "match.py"), "--engine", fake("--name", marker),
+            "--engine", fake("--name", marker + "-b"), "--depth", "1", "--games", "40", "--max-moves", "20",
+            "--seed", "1", "--jobs", "2", "--openings", str(book)] + extra
+    try:
+        return subprocess.run(argv, stderr=subprocess.PIPE, universal_newlines=True, timeout=60, **kwargs)
+    except subprocess.TimeoutExpired:
+        pytest.fail("match.py still running 60 s after its output failed (engines: %s)" % _processes_named(marker))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc") or not os.path.exists("/dev/full"), reason="Linux /proc and /dev/full")
+def test_standard_output_on_a_full_device_ends_the_match_and_its_engines(book):
+    marker = "engine-%d" % os.getpid()
+    with open("/dev/full", "w") as full:
+        done = _match_process(marker, book, [], stdout=full)
+    assert done.returncode == 74
+    assert "match.py: error: standard output: cannot write: No space left on device" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert _processes_named(marker) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_pgn_on_a_full_device_ends_the_match_with_one_line(book):
+    done = _match_process("pgn-%d" % os.getpid(), book, ["--pgn", "/dev/full"], stdout=subprocess.DEVNULL)
+    assert done.returncode == 74
+    assert "match.py: error: --pgn /dev/full: cannot write: No space left on device" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_json_on_a_full_device_is_one_line(book, tmp_path):
+    """On a full device of its own: 03b47ba renamed over --json, which as root would replace
+    the system's /dev/full."""
+    device = tmp_path / "full"
+    try:
+        os.mknod(str(device), stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except (OSError, AttributeError) as exc:
+        pytest.skip("cannot make a device node here: %s" % exc)
+    done = _match_process("json-%d" % os.getpid(), book, ["--games", "2", "--json", str(device)],
+                          stdout=subprocess.DEVNULL)
+    assert done.returncode == 74
+    assert "match.py: error: --json %s: cannot write: No space left on device" % device in done.stderr
+    assert "Traceback" not in done.stderr and stat.S_ISCHR(os.lstat(str(device)).st_mode)

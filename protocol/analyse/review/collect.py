@@ -14,7 +14,7 @@ from protocol.analyse.review.model import GameReview, Review, build_review
 from protocol.analyse.review.plot import FORMATS, MAX_PANELS, plot_games
 from protocol.analyse.tasks import Settings, TaskResult
 from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
-from protocol.output_files import describe_error, unwritable, write_file
+from protocol.output_files import OutputError, unwritable, write_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -97,11 +97,11 @@ class ReviewCollector:
         return [build_review(index, task, result, limits) for index, (task, result) in enumerate(self.kept, 1)]
 
     def finish(self, settings: Settings, report: Callable[[str], None]) -> bool:
-        """Write the report and the plot; False (after ``report``ing why) when one failed."""
+        """Write the report and the plot; False (after ``report``ing why) when there is no game
+        to draw, OutputError when a file cannot be written."""
         reviews = self.reviews(settings)
-        ok = True
         if self.report is not None:
-            ok = _write(self.report, render_report(reviews).encode("utf-8"), "--report", report) and ok
+            _write(self.report, render_report(reviews).encode("utf-8"), "--report")
         if self.plot is not None:
             games = [review for review in reviews if isinstance(review, GameReview) and review.points()]
             if not games:
@@ -112,16 +112,14 @@ class ReviewCollector:
                 games = games[:MAX_PANELS]
             buffer = io.BytesIO()
             plot_games(games, buffer, os.path.splitext(self.plot)[1].lstrip(".").lower())
-            ok = _write(self.plot, buffer.getvalue(), "--plot", report) and ok
-        return ok
+            _write(self.plot, buffer.getvalue(), "--plot")
+        return True
 
 
-def _write(path: str, data: bytes, option: str, report: Callable[[str], None]) -> bool:
+def _write(path: str, data: bytes, option: str) -> None:
     """Write ``data`` as the whole of ``path`` (protocol/output_files.py: a regular file
-    through a temporary file, a device or FIFO in place); False after ``report``ing why not."""
+    through a temporary file, a device or FIFO in place); OutputError naming it."""
     try:
         write_file(path, data)
     except OSError as exc:
-        report("%s %s: cannot write: %s" % (option, path, describe_error(exc)))
-        return False
-    return True
+        raise OutputError("%s %s" % (option, path), exc) from None
