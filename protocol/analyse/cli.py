@@ -26,6 +26,7 @@ import collections
 import contextlib
 import os
 import signal
+import stat
 import threading
 import sys
 import time
@@ -41,7 +42,8 @@ from protocol.analyse import cluster_runner, uci_engine
 from protocol.analyse.review import collect as review_collect
 from protocol.analyse.output import FORMATS, Progress, make_writer
 from protocol.analyse.pool import ProcessRunner
-from protocol.analyse.resume import ResumeError, resume_output
+from protocol.analyse.resume import (ResumeError, RunSettings, check_settings, record_settings, resume_output,
+                                     settings_path)
 from protocol.analyse.sources import ZSTD_HINT, InputFormat, missing_zstandard, parse_input_format
 from protocol.analyse.stream import STALL_SECONDS
 from protocol.analyse.tasks import Settings
@@ -199,6 +201,8 @@ def _output_problem(args: argparse.Namespace, stdin: Optional[IO[str]]) -> Optio
     it is read) or another output; asked before anything is opened for writing."""
     outputs = [(option, path) for option, path in (("-o", args.output), ("--report", args.report),
                                                    ("--plot", args.plot)) if path is not None]
+    if args.output is not None:
+        outputs.append(("the settings of -o", settings_path(args.output)))
     inputs = [("input", path) for path in file_arguments(args.inputs)]
     return same_file_problem(outputs, inputs, (stdin or sys.stdin) if "-" in args.inputs else None)
 
@@ -269,10 +273,14 @@ def _run(args: argparse.Namespace, settings: Settings, selection: Selection,
     tasks: Iterable[Task] = inputs
     resumed = None
     where = "standard output" if args.output is None else "-o %s" % args.output
+    recorded = _run_settings(args, settings)
     try:
         if args.resume:  # keep what an interrupted run wrote; analyse the rest (resume.py)
+            note = check_settings(args.output, recorded) if _has_output(args.output) else None
             resumed = resume_output(args.output, args.format, inputs, args.multipv)
             out, tasks = resumed.stream, resumed.tasks
+            if note is not None:
+                report("%s: %s" % (where, note))
             if resumed.done_tasks and not args.quiet:
                 report("resuming %s: %d positions kept, %d inputs done" % (
                     args.output, resumed.done_positions, resumed.done_tasks))
@@ -295,6 +303,11 @@ def _run(args: argparse.Namespace, settings: Settings, selection: Selection,
     status = None
     stop: Optional[BaseException] = None
     try:
+        if out is not stdout and _is_regular(out):  # for a later --resume to check
+            try:
+                record_settings(args.output, recorded)
+            except OSError as exc:
+                raise OutputError("%s (its settings, %s)" % (where, settings_path(args.output)), exc) from None
         try:
             writer = resumed.writer(args.format) if resumed else make_writer(args.format, out)
         except OSError as exc:  # the CSV header
@@ -368,6 +381,38 @@ def _run(args: argparse.Namespace, settings: Settings, selection: Selection,
             ", %d game%s" % (games, "" if games == 1 else "s") if games else "",
             "; %d input%s failed" % (failed, "" if failed == 1 else "s") if failed else ""))
     return min(failed, MAX_FAILED_STATUS)
+
+
+def _run_settings(args: argparse.Namespace, settings: Settings) -> RunSettings:
+    """What makes the records of this run, by option, as ``--resume`` checks them (resume.py).
+    The engine is named by its ``id name`` (Pruner by its version); under ``--cluster`` that
+    is known only once a worker has started it, so its command stands in."""
+    engine = {"engine": settings.engine_text()} if settings.engine_name or not args.engine_command \
+        else {"--engine": args.engine}
+    engine_options = [[name.lower(), value] for name, value in sorted(args.engine_options,
+                                                                        key=lambda pair: pair[0].lower())]
+    return dict(engine, **{
+        "--format": args.format, "--depth": settings.depth, "--nodes": settings.nodes,
+        "--movetime": settings.movetime_ms, "--multipv": settings.multipv, "--hash": settings.hash_mb,
+        "--variations": settings.variations if args.format == "pgn" else None,
+        "--engine-option": engine_options, "--chess960": args.chess960, "--side": args.side,
+        "--from-move": args.from_move, "--to-move": args.to_move, "--where": list(args.where),
+        "--skip-games": args.skip_games, "--games": args.games, "--input-format": args.input_format})
+
+
+def _has_output(path: str) -> bool:
+    """Whether ``path`` holds output to continue (it exists and is not empty)."""
+    try:
+        return os.path.getsize(path) > 0
+    except OSError:
+        return False
+
+
+def _is_regular(stream: IO[str]) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _runner(args: argparse.Namespace, settings: Settings, advance: Callable[[int], None],

@@ -10,6 +10,12 @@ its start, because its later searches reuse the table of its earlier ones: the f
 file equals an uninterrupted run's (apart from ``time_ms``). Tasks that had failed (no
 output) before the cut are not retried. A file that does not match the inputs is refused.
 The file and the tasks are both read as streams (the tasks only as far as the file goes).
+
+The settings that make the records (limits, MultiPV, hash, engine and its options, format,
+which positions and games) are recorded beside the output, in ``FILE.settings.json``
+(``record_settings``), when a run writes a regular file; ``check_settings`` refuses to resume
+with other settings, naming each that differs. An output written before settings were
+recorded (or whose record was deleted) is resumed unchecked, with a note.
 """
 
 import csv
@@ -19,7 +25,7 @@ import itertools
 import json
 import os
 from dataclasses import dataclass
-from typing import IO, Iterable, Iterator, List, Optional, Tuple
+from typing import IO, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import chess
 import chess.pgn
@@ -27,6 +33,7 @@ import chess.pgn
 from engine.textlines import BoundedLines, LongLine
 from protocol.analyse.inputs import GameTask, PositionTask, Task, read_game
 from protocol.analyse.output import CSV_COLUMNS, CsvWriter, make_writer
+from protocol.output_files import describe_error, write_file
 
 Key = Tuple[str, Optional[int]]
 """A record's identity: its ``source`` and ``ply`` (None for a FEN/EPD position)."""
@@ -36,6 +43,70 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 
 class ResumeError(Exception):
     """The existing output file cannot be continued (it does not match the inputs)."""
+
+
+SETTINGS_SUFFIX = ".settings.json"
+"""The settings of the run that wrote ``FILE`` are in ``FILE`` + this."""
+SETTINGS_FORMAT = 1
+"""Version of the settings file's layout."""
+
+RunSettings = Dict[str, object]
+"""The settings that make the records, by the option that sets each (``--depth``: 6)."""
+
+
+def settings_path(output: str) -> str:
+    """Where the settings of the run writing ``output`` are recorded."""
+    return output + SETTINGS_SUFFIX
+
+
+def record_settings(output: str, settings: RunSettings) -> None:
+    """Record ``settings`` beside ``output`` (a whole file, replaced at once); OSError."""
+    text = json.dumps({"program": "pruner analyse", "format": SETTINGS_FORMAT, "settings": settings},
+                      indent=1, sort_keys=True)
+    write_file(settings_path(output), (text + "\n").encode("utf-8"))
+
+
+def check_settings(output: str, settings: RunSettings) -> Optional[str]:
+    """None when ``output``'s recorded settings are ``settings``, a note when none are
+    recorded (nothing to check); ResumeError naming every setting that differs, or an
+    unreadable record. A setting that only one of the two states is not compared (a record
+    of an older layout; the engine named by its command under ``--cluster``, by its ``id
+    name`` otherwise)."""
+    path = settings_path(output)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1 << 20)
+    except FileNotFoundError:
+        return "no settings are recorded beside %s (written by an older version?): not checked" % output
+    except OSError as exc:
+        raise ResumeError("%s: cannot read: %s" % (path, describe_error(exc)))
+    try:
+        recorded = json.loads(data.decode("utf-8"))["settings"]
+        recorded.items()
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise ResumeError("%s is not a settings record of pruner analyse" % path) from None
+    differ = ["%s %s, this run %s" % (option, _shown(recorded[option]), _shown(value))
+              for option, value in sorted(settings.items())
+              if option in recorded and _comparable(recorded[option]) != _comparable(value)]
+    if differ:
+        raise ResumeError("%s was written with other settings (%s): %s; run with the same settings, or write "
+                          "another file" % (output, path, "; ".join(differ)))
+    return None
+
+
+def _comparable(value: object) -> object:
+    """JSON gives lists where Python has tuples."""
+    return json.loads(json.dumps(value))
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "not given"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (list, tuple)):
+        return " ".join(_shown(item) for item in value) if value else "none"
+    return str(value)
 
 
 @dataclass
