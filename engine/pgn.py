@@ -14,9 +14,9 @@ Texts of any size are read as a stream, a line at a time: ``PgnReader.read`` tak
 a text handle (``PgnLines`` turns bytes into one: UTF-8, else Latin-1, line by line), keeps
 only the game being read, and can leave games out by their headers without reading their
 movetext (``PgnReader(want=...)``: python-chess's skip path, as ``chess.pgn.read_headers``).
-What is held stays bounded whatever the text: a game longer than ``MAX_GAME_BYTES``, or with a
-line the handle gives as an ``engine.textlines.LongLine`` (too long to hold), is skipped with
-the reason, up to the next line that starts a game (a tag after a blank line).
+What is held stays bounded whatever the text: a game longer than ``textlines.MAX_GAME_BYTES``,
+or with a line the handle gives as an ``engine.textlines.LongLine`` (too long to hold), is
+skipped with the reason, up to the next line that starts a game (a tag after a blank line).
 """
 
 import io
@@ -28,7 +28,8 @@ import chess
 import chess.pgn
 
 from engine.position import unplayable
-from engine.textlines import MAX_GAME_BYTES, LongLine, megabytes
+from engine import textlines
+from engine.textlines import LongLine, megabytes
 
 _MOVETEXT_START = re.compile(r"([0-9]+\s*\.|[NBRQK]?[a-h]?[1-8]?[x-]?[a-h][1-8]|[O0]-[O0]|\{)")
 """How a game without tags begins: a move number, a move, castling, or a comment."""
@@ -153,12 +154,13 @@ class _TooLong(Exception):
 
 class _Recorder:
     """The text handle python-chess reads from (it only calls ``readline``), keeping the
-    lines of the game being read, at most ``max_bytes`` of them: a longer game, or a line too
-    long to hold (``LongLine``), raises ``_TooLong`` with the reason."""
+    lines of the game being read, at most ``max_bytes`` of them (``textlines.MAX_GAME_BYTES``):
+    a longer game, or a line too long to hold (``LongLine``), raises ``_TooLong`` with the
+    reason."""
 
-    def __init__(self, handle: IO[str], max_bytes: int = MAX_GAME_BYTES) -> None:
+    def __init__(self, handle: IO[str], max_bytes: Optional[int] = None) -> None:
         self._readline = handle.readline
-        self.max_bytes = max_bytes
+        self.max_bytes = textlines.MAX_GAME_BYTES if max_bytes is None else max_bytes
         self.lines: List[str] = []
         self._held = 0
         self._back: List[str] = []

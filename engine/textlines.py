@@ -10,7 +10,7 @@ lines ``engine/pgn.py`` keeps until the game is read.
 """
 
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Callable, Optional, Union
 
 MAX_LINE_BYTES = 4 << 20
 """Longest line kept (bytes, or characters of a text stream); a real EPD or PGN line is under
@@ -20,8 +20,6 @@ MAX_GAME_BYTES = 4 << 20
 evaluation after each is under 300 kB."""
 GIVE_UP_BYTES = 1 << 30
 """A line still going after this much is no text: the rest of the stream is not read."""
-CHUNK_BYTES = 1 << 20
-"""How much of a long line is read at a time while it is read past."""
 
 
 def megabytes(size: int) -> str:
@@ -37,12 +35,14 @@ class LongLine:
     """Bytes (characters) read of it, its line end included."""
     ended: bool
     """False when no end came within ``GIVE_UP_BYTES``: the stream is not read any further."""
+    limit: int = MAX_LINE_BYTES
+    """The bound it went beyond."""
 
     def reason(self) -> str:
         """Why it was skipped, after the words naming it (``line 12 is ...``)."""
         if not self.ended:
             return "has no end within %s (not a text file?); the rest is not read" % megabytes(self.size)
-        return "is longer than %s (%d bytes)" % (megabytes(MAX_LINE_BYTES), self.size)
+        return "is longer than %s (%d bytes)" % (megabytes(self.limit), self.size)
 
 
 Line = Union[str, bytes, LongLine]
@@ -51,14 +51,15 @@ Line = Union[str, bytes, LongLine]
 
 class BoundedLines:
     """``readline`` over ``readline(size)`` (any binary or text stream), holding at most
-    ``limit`` bytes (characters) of a line: a longer line comes as a ``LongLine``, and after
-    a line with no end within ``give_up`` the stream ends."""
+    ``limit`` bytes (characters) of a line (``MAX_LINE_BYTES``): a longer line comes as a
+    ``LongLine``, and after a line with no end within ``give_up`` (``GIVE_UP_BYTES``) the
+    stream ends."""
 
-    def __init__(self, readline: Callable[[int], Union[str, bytes]], limit: int = MAX_LINE_BYTES,
-                 give_up: int = GIVE_UP_BYTES) -> None:
+    def __init__(self, readline: Callable[[int], Union[str, bytes]], limit: Optional[int] = None,
+                 give_up: Optional[int] = None) -> None:
         self._readline = readline
-        self.limit = limit
-        self.give_up = give_up
+        self.limit = MAX_LINE_BYTES if limit is None else limit
+        self.give_up = GIVE_UP_BYTES if give_up is None else give_up
         self._ended = False
 
     def readline(self) -> Line:
@@ -69,13 +70,13 @@ class BoundedLines:
         if len(line) <= self.limit or _ends_a_line(line):
             return line
         size = len(line)
-        while size < self.give_up:
-            piece = self._readline(CHUNK_BYTES)
+        while size < self.give_up:  # read past it in pieces of the bound's size
+            piece = self._readline(self.limit + 1)
             size += len(piece)
             if not piece or _ends_a_line(piece):
-                return LongLine(size, True)
+                return LongLine(size, True, self.limit)
         self._ended = True
-        return LongLine(size, False)
+        return LongLine(size, False, self.limit)
 
 
 def _ends_a_line(text: Union[str, bytes]) -> bool:
