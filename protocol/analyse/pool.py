@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from protocol.analyse.inputs import Task
-from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, STALL_SECONDS, InOrder, TaskFeed
+from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, STALL_SECONDS, TaskFeed, in_order
 from protocol.analyse.tasks import Settings, TaskResult, run_task
 
 POLL_SECONDS = 0.1
@@ -195,38 +195,31 @@ class ProcessRunner:
         self._forwarder = threading.Thread(target=self._forward, args=(events,), daemon=True,
                                            name="pruner-analyse-results")
         self._forwarder.start()
-        window = self.jobs * IN_FLIGHT_PER_JOB
-        order: InOrder[TaskResult] = InOrder()
-        submitted = 0
-        checked = time.monotonic()
-        with TaskFeed(tasks, window, lambda: events.put(("input", None)), READ_AHEAD) as feed:
-            while True:
-                for result in order.ready():
-                    feed.done()
-                    yield result
-                while submitted - order.next < window:
-                    task = feed.take()
-                    if task is None:
-                        break
-                    self._assign(context, submitted, task)
-                    submitted += 1
-                if feed.finished and order.next == submitted:
-                    return
-                if time.monotonic() - checked >= POLL_SECONDS:
-                    checked = time.monotonic()
-                    self._replace_dead_workers(context, order)
-                try:
-                    kind, payload = events.get(timeout=POLL_SECONDS)
-                except queue.Empty:
-                    continue
-                if kind == "tick":
-                    self.tick(payload)  # type: ignore[arg-type]
-                elif kind == "done":
-                    index, result = payload  # type: ignore[misc]
-                    owner = self._owner.pop(index, None)
-                    if owner is not None:  # else a result already taken (from a worker that died after it)
-                        owner.held.pop(index, None)
-                        order.add(index, result)
+        checked = [time.monotonic()]
+
+        def collect() -> List[Tuple[int, TaskResult]]:
+            finished: List[Tuple[int, TaskResult]] = []
+            if time.monotonic() - checked[0] >= POLL_SECONDS:
+                checked[0] = time.monotonic()
+                self._replace_dead_workers(context, finished)
+            try:
+                kind, payload = events.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                return finished
+            if kind == "tick":
+                self.tick(payload)  # type: ignore[arg-type]
+            elif kind == "done":
+                index, result = payload  # type: ignore[misc]
+                owner = self._owner.pop(index, None)
+                if owner is not None:  # else a result already taken (from a worker that died after it)
+                    owner.held.pop(index, None)
+                    finished.append((index, result))
+            return finished
+
+        def submit(index: int, task: Task) -> None:
+            self._assign(context, index, task)
+
+        yield from in_order(tasks, self.jobs * IN_FLIGHT_PER_JOB, submit, collect, lambda: events.put(("input", None)))
 
     def _assign(self, context, index: int, task: Task) -> None:
         """Give a task to a new worker while fewer than ``jobs`` live, else to the least busy."""
@@ -252,9 +245,9 @@ class ProcessRunner:
                 worker.process.kill()  # a stopped process ignores SIGTERM until it runs again
                 worker.process.join(EXIT_SECONDS)
 
-    def _replace_dead_workers(self, context, order: "InOrder[TaskResult]") -> None:
+    def _replace_dead_workers(self, context, failed: List[Tuple[int, TaskResult]]) -> None:
         """Hand the tasks of every worker process that died or stalled to other workers, or
-        fail them."""
+        fail them (into ``failed``: index, result)."""
         self._kill_stalled_workers()
         for worker in [live for live in self._live if live.process.exitcode is not None]:
             self._live.remove(worker)
@@ -264,9 +257,9 @@ class ProcessRunner:
                 self._owner.pop(index, None)
                 self._deaths[index] = self._deaths.get(index, 0) + 1
                 if self._deaths[index] >= WORKER_ATTEMPTS:
-                    order.add(index, TaskResult(source=task.source, error=(
+                    failed.append((index, TaskResult(source=task.source, error=(
                         "the analysis worker process died %d times on this input (%s): "
-                        "left out" % (self._deaths[index], how))))
+                        "left out" % (self._deaths[index], how)))))
                 else:
                     self._assign(context, index, task)
 

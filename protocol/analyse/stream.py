@@ -8,12 +8,12 @@ searches run, and so that a runner never waits on its input while results are re
 written; it stops reading when ``limit`` tasks are read and not yet handed on (``done``), or
 when the text they hold reaches ``MAX_HELD_CHARS``, so what is held in memory is bounded
 whatever the size of the input and of its games. ``InOrder`` puts results that arrive in any
-order back in input order.
+order back in input order; ``in_order`` is the loop of a runner with workers, both together.
 """
 
 import collections
 import threading
-from typing import Callable, Deque, Dict, Generic, Iterable, Iterator, Optional, TypeVar
+from typing import Callable, Deque, Dict, Generic, Iterable, Iterator, Optional, Tuple, TypeVar
 
 POLL_SECONDS = 0.1
 """How often a blocked reader looks whether the run is over."""
@@ -160,6 +160,36 @@ class TaskFeed(Generic[T]):
         self._stop.set()
         if threading.current_thread() is not self._thread:
             self._thread.join(2 * POLL_SECONDS if not self.ended else None)
+
+
+R = TypeVar("R")
+
+
+def in_order(tasks: Iterable[T], window: int, submit: Callable[[int, T], None],
+             collect: Callable[[], Iterable[Tuple[int, R]]], notify: Callable[[], None]) -> Iterator[R]:
+    """The results of ``tasks`` in their order, from workers that may finish them in any
+    order (every runner's loop but the in-process one): the tasks are read ahead by a
+    ``TaskFeed`` and handed to ``submit(index, task)`` while fewer than ``window`` of them are
+    submitted and not yet yielded; ``collect()`` waits a moment (about ``POLL_SECONDS``, less
+    when ``notify()`` says a task was read) and returns the ``(index, result)`` pairs finished
+    since."""
+    order: InOrder[R] = InOrder()
+    submitted = 0
+    with TaskFeed(tasks, window, notify, READ_AHEAD) as feed:
+        while True:
+            for result in order.ready():
+                feed.done()
+                yield result
+            while submitted - order.next < window:
+                task = feed.take()
+                if task is None:
+                    break
+                submit(submitted, task)
+                submitted += 1
+            if feed.finished and order.next == submitted:
+                return
+            for index, result in collect():
+                order.add(index, result)
 
 
 class InOrder(Generic[T]):

@@ -29,7 +29,7 @@ import chess.engine
 from engine.analysis import Analysis, Line, san_line
 from engine.position import unplayable
 from protocol.analyse.inputs import Task
-from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, STALL_SECONDS, InOrder, TaskFeed
+from protocol.analyse.stream import IN_FLIGHT_PER_JOB, STALL_SECONDS, in_order
 from protocol.analyse.tasks import Settings, TaskFailure, TaskResult, run_task
 
 INFO = chess.engine.INFO_ALL
@@ -421,36 +421,27 @@ class EngineRunner:
     def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
         """Results in the order of ``tasks``."""
         done: "queue.Queue[Tuple[str, object]]" = queue.Queue()
-        window = self.jobs * IN_FLIGHT_PER_JOB
-        order: InOrder[TaskResult] = InOrder()
-        submitted = 0
+
+        def submit(index: int, task: Task) -> None:
+            if len(self._threads) < self.jobs:
+                thread = threading.Thread(target=self._work_loop, args=(done,), daemon=True,
+                                          name="pruner-analyse-engine-%d" % (len(self._threads) + 1))
+                self._threads.append(thread)
+                thread.start()
+            self._work.put((index, task))
+
+        def collect() -> List[Tuple[int, TaskResult]]:
+            try:
+                kind, payload = done.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                return []
+            if kind == "tick":
+                self.tick(payload)  # type: ignore[arg-type]
+            return [payload] if kind == "result" else []  # type: ignore[list-item]
+
         try:
-            with TaskFeed(tasks, window, lambda: done.put(("input", None)), READ_AHEAD) as feed:
-                while True:
-                    for result in order.ready():
-                        feed.done()
-                        yield result
-                    while submitted - order.next < window:
-                        task = feed.take()
-                        if task is None:
-                            break
-                        if len(self._threads) < self.jobs:
-                            thread = threading.Thread(target=self._work_loop, args=(done,), daemon=True,
-                                                      name="pruner-analyse-engine-%d" % (len(self._threads) + 1))
-                            self._threads.append(thread)
-                            thread.start()
-                        self._work.put((submitted, task))
-                        submitted += 1
-                    if feed.finished and order.next == submitted:
-                        return
-                    try:
-                        kind, payload = done.get(timeout=POLL_SECONDS)
-                    except queue.Empty:
-                        continue
-                    if kind == "tick":
-                        self.tick(payload)  # type: ignore[arg-type]
-                    elif kind == "result":
-                        order.add(*payload)  # type: ignore[misc]
+            yield from in_order(tasks, self.jobs * IN_FLIGHT_PER_JOB, submit, collect,
+                                lambda: done.put(("input", None)))
         finally:
             for _ in self._threads:  # no more tasks: the threads end
                 self._work.put(None)
