@@ -26,6 +26,7 @@ from protocol.analyse.inputs import read_inputs
 from protocol.analyse.tasks import Settings
 from protocol.analyse.uci_engine import EngineRunner
 
+from os_helpers import live_processes_with
 from paths import FAKE_ENGINE, ROOT
 from sample_games import OPERA_GAME, OPERA_PLIES, SCHOLAR
 
@@ -245,20 +246,6 @@ def test_an_engine_without_wdl_leaves_it_null():
 
 # --- Ctrl-C -------------------------------------------------------------------------------------
 
-def _live_processes_with(marker):
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as handle:
-                if marker.encode() in handle.read():
-                    found.append(int(pid))
-        except OSError:
-            pass
-    return found
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to look for engine processes")
 def test_ctrl_c_stops_the_engines(tmp_path):
     """A terminal's Ctrl-C reaches pruner analyse only (the engines have their own process
@@ -278,7 +265,7 @@ def test_ctrl_c_stops_the_engines(tmp_path):
     try:
         first = process.stdout.readline().decode()  # the first record: the engines are running
         assert first, process.stderr.read().decode()
-        assert [pid for pid in _live_processes_with(marker) if pid != process.pid]
+        assert [pid for pid in live_processes_with(marker) if pid != process.pid]
         os.killpg(process.pid, signal.SIGINT)
         rest, err = (data.decode() for data in process.communicate(timeout=60))
     finally:
@@ -288,7 +275,7 @@ def test_ctrl_c_stops_the_engines(tmp_path):
     written = records(first + rest)
     assert 1 <= len(written) <= len(FENS)  # the game never finished: nothing after it
     assert "interrupted; %d positions written" % len(written) in err and "Traceback" not in err
-    assert _live_processes_with(marker) == []
+    assert live_processes_with(marker) == []
 
 
 # --- with --cluster: the options are checked on a worker ------------------------------------------

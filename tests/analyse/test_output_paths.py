@@ -9,12 +9,12 @@ another output is refused before anything is written, and the input is left as i
 import io
 import os
 import stat
-import threading
 
 import pytest
 
 from protocol.analyse.cli import EXIT_USAGE, main
 
+from os_helpers import NULL_DEVICE, SAME_FILE_NAMES, device_node, fifo_with_reader, same_file
 from sample_games import SCHOLAR
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="FIFOs, devices and links as POSIX has them")
@@ -61,15 +61,7 @@ def test_a_dangling_link_is_written_through_to_its_target(tmp_path):
 
 def test_a_report_into_a_fifo_reaches_its_reader_and_the_fifo_stays(tmp_path):
     fifo = tmp_path / "report.html"
-    os.mkfifo(str(fifo))
-    received = []
-
-    def reader():
-        with open(str(fifo), "rb") as handle:
-            received.append(handle.read())
-
-    thread = threading.Thread(target=reader, daemon=True)
-    thread.start()
+    thread, received = fifo_with_reader(str(fifo))
     status, _, err = report(fifo, "startpos")
     thread.join(30)
     assert status == 0, err
@@ -79,14 +71,10 @@ def test_a_report_into_a_fifo_reaches_its_reader_and_the_fifo_stays(tmp_path):
 
 def test_a_device_stays_a_device(tmp_path):
     """A node like /dev/null of our own (making one needs root, as replacing the real one did)."""
-    device = tmp_path / "null"
-    try:
-        os.mknod(str(device), stat.S_IFCHR | 0o666, os.makedev(1, 3))
-    except (OSError, AttributeError) as exc:
-        pytest.skip("cannot make a device node here: %s" % exc)
+    device = device_node(str(tmp_path / "null"), NULL_DEVICE)
     status, _, err = report(device, "startpos")
     assert status == 0, err
-    assert stat.S_ISCHR(os.lstat(str(device)).st_mode)
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
 
 
 def test_a_link_to_dev_null_stays_a_link(tmp_path):
@@ -124,20 +112,15 @@ def test_a_failed_replacement_leaves_the_old_file_and_no_temporary(tmp_path):
 
 # -- an output that is an input is refused before anything is written -------------------------
 
-@pytest.mark.parametrize("how", ["same path", "symbolic link", "hard link", "relative path"])
+@pytest.mark.parametrize("how", SAME_FILE_NAMES + ("relative path",))
 @pytest.mark.parametrize("option", [["--format", "pgn", "-o"], ["--report"]])
 def test_an_output_that_is_the_input_is_refused(game, tmp_path, monkeypatch, how, option):
-    output = str(game)
-    if how == "symbolic link":
-        output = str(tmp_path / "link.pgn")
-        os.symlink(str(game), output)
-    elif how == "hard link":
-        output = str(tmp_path / "hard.pgn")
-        os.link(str(game), output)
-    elif how == "relative path":
+    if how == "relative path":
         monkeypatch.chdir(str(tmp_path))
         output = os.path.join(".", "sub", "..", "g.pgn")
         os.mkdir(str(tmp_path / "sub"))
+    else:
+        output = same_file(str(game), how)
     status, out, err = run(["--depth", "1", "-q"] + option + [output, str(game)])
     assert status == EXIT_USAGE
     assert "is the input %s: writing it would destroy it" % game in err and "usage:" not in err

@@ -11,6 +11,7 @@
 Each test runs the real command with a deadline, so a hang fails it.
 """
 
+import contextlib
 import json
 import os
 import signal
@@ -20,6 +21,7 @@ import sys
 
 import pytest
 
+from os_helpers import FULL_DEVICE, children, device_node
 from paths import ROOT
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full and POSIX signals")
@@ -60,15 +62,11 @@ def test_an_output_on_a_full_device_is_one_line_and_status_74(argv, expected):
 def test_a_report_on_a_full_device_is_one_line_and_status_74(tmp_path):
     """On a full device of its own: a version that renamed over its --report (as 03b47ba did)
     must not replace the system's /dev/full when the test runs as root."""
-    device = tmp_path / "full"
-    try:
-        os.mknod(str(device), stat.S_IFCHR | 0o666, os.makedev(1, 7))
-    except (OSError, AttributeError) as exc:
-        pytest.skip("cannot make a device node here: %s" % exc)
-    done = finished(["--depth", "1", "-q", "--report", str(device), "startpos"], stdout=subprocess.DEVNULL)
+    device = device_node(str(tmp_path / "full"), FULL_DEVICE)
+    done = finished(["--depth", "1", "-q", "--report", device, "startpos"], stdout=subprocess.DEVNULL)
     assert done.returncode == EXIT_IOERR
     one_line_error(done.stderr, "pruner analyse: --report %s: cannot write: No space left on device" % device)
-    assert stat.S_ISCHR(os.lstat(str(device)).st_mode)
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "pgn"])
@@ -98,20 +96,33 @@ def _epd(tmp_path, count):
     return str(path)
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_sigterm_stops_the_run_as_ctrl_c_does(tmp_path, jobs):
-    process = subprocess.Popen(command("--depth", "6", "--jobs", jobs, _epd(tmp_path, 40)), cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
+@contextlib.contextmanager
+def running(*argv):
+    """``pruner analyse`` in a session of its own, unbuffered (a first line can be read and
+    ``communicate`` misses nothing after it); killed with all its processes on the way out."""
+    process = subprocess.Popen(command(*argv), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               bufsize=0, start_new_session=True)
     try:
-        first = process.stdout.readline().decode()  # output has started: the run is well under way
-        process.terminate()  # `kill PID`: the main process alone
-        try:
-            rest, err = (data.decode() for data in process.communicate(timeout=DEADLINE))
-        except subprocess.TimeoutExpired:
-            pytest.fail("still running %d s after SIGTERM" % DEADLINE)
+        yield process
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+def rest_of_run(process, why):
+    """(the rest of its output, its stderr) once it has ended, failing the test after ``DEADLINE``."""
+    try:
+        return tuple(data.decode() for data in process.communicate(timeout=DEADLINE))
+    except subprocess.TimeoutExpired:
+        pytest.fail("still running %d s after %s" % (DEADLINE, why))
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_stops_the_run_as_ctrl_c_does(tmp_path, jobs):
+    with running("--depth", "6", "--jobs", jobs, _epd(tmp_path, 40)) as process:
+        first = process.stdout.readline().decode()  # output has started: the run is well under way
+        process.terminate()  # `kill PID`: the main process alone
+        rest, err = rest_of_run(process, "SIGTERM")
     assert process.returncode == EXIT_TERMINATED, err
     items = [json.loads(line) for line in (first + rest).splitlines()]  # whole records only
     assert 1 <= len(items) < 40 and all(item["depth"] == 6 for item in items)
@@ -119,44 +130,17 @@ def test_sigterm_stops_the_run_as_ctrl_c_does(tmp_path, jobs):
     assert "Traceback" not in err
 
 
-def _children(pid):
-    """The processes whose parent is ``pid`` (Linux /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open("/proc/%s/stat" % entry) as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:  # it ended meanwhile
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-    return found
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the worker processes in /proc")
 def test_a_stopped_worker_is_killed_and_its_tasks_analysed_by_another(tmp_path):
     # Worker processes start from a fork server, a child of pruner analyse: they are its
     # children. Once the first record is out both workers hold tasks (12 positions, 4 each).
-    process = subprocess.Popen(command("--depth", "4", "--jobs", "2", "--stall-timeout", "1", "-q",
-                                       _epd(tmp_path, 12)), cwd=ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, bufsize=0, start_new_session=True)
-    stopped = None
-    try:
+    with running("--depth", "4", "--jobs", "2", "--stall-timeout", "1", "-q", _epd(tmp_path, 12)) as process:
         first = process.stdout.readline().decode()
-        workers = [child for server in _children(process.pid) for child in _children(server)]
+        workers = [child for server in children(process.pid) for child in children(server)]
         assert workers, "no worker process found"
         stopped = workers[0]
-        os.kill(stopped, signal.SIGSTOP)
-        try:
-            rest, err = (data.decode() for data in process.communicate(timeout=DEADLINE))
-        except subprocess.TimeoutExpired:
-            pytest.fail("the run waits for the stopped worker %d" % stopped)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        if stopped is not None and os.path.exists("/proc/%d" % stopped):
-            os.kill(stopped, signal.SIGKILL)
+        os.kill(stopped, signal.SIGSTOP)  # SIGKILL, from the run or from running(), ends it
+        rest, err = rest_of_run(process, "stopping worker %d" % stopped)
     assert process.returncode == 0, err
     assert "(pid %d) gave no sign of life for 1 s (--stall-timeout; stopped?): killed" % stopped in err
     items = [json.loads(line) for line in (first + rest).splitlines()]

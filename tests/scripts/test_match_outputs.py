@@ -7,11 +7,12 @@ import os
 import stat
 import subprocess
 import sys
-import threading
 
 import pytest
 
 import match as match_cli
+from os_helpers import (FULL_DEVICE, SAME_FILE_NAMES, device_node, fifo_with_reader, live_processes_with,
+                        same_file)
 from paths import ROOT
 
 pytestmark = [pytest.mark.one_interpreter,
@@ -39,15 +40,9 @@ def book(tmp_path):
 
 
 @pytest.mark.parametrize("flag", ["--pgn", "--json"])
-@pytest.mark.parametrize("how", ["same path", "symbolic link", "hard link"])
-def test_an_output_that_is_the_openings_file_is_refused(capsys, book, tmp_path, flag, how):
-    output = str(book)
-    if how == "symbolic link":
-        output = str(tmp_path / "link.epd")
-        os.symlink(str(book), output)
-    elif how == "hard link":
-        output = str(tmp_path / "hard.epd")
-        os.link(str(book), output)
+@pytest.mark.parametrize("how", SAME_FILE_NAMES)
+def test_an_output_that_is_the_openings_file_is_refused(capsys, book, flag, how):
+    output = same_file(str(book), how)
     with pytest.raises(SystemExit) as exit_:
         match_cli.main(quick_match("--openings", str(book), flag, output))
     assert exit_.value.code == 2
@@ -74,15 +69,7 @@ def test_json_through_a_symbolic_link_keeps_the_link(capsys, book, tmp_path):
 
 def test_json_into_a_fifo_reaches_its_reader_and_the_fifo_stays(capsys, book, tmp_path):
     fifo = tmp_path / "result.json"
-    os.mkfifo(str(fifo))
-    received = []
-
-    def reader():
-        with open(str(fifo), "rb") as handle:
-            received.append(handle.read())
-
-    thread = threading.Thread(target=reader, daemon=True)
-    thread.start()
+    thread, received = fifo_with_reader(str(fifo))
     assert match_cli.main(quick_match("--openings", str(book), "--json", str(fifo))) == 0
     thread.join(30)
     assert stat.S_ISFIFO(os.lstat(str(fifo)).st_mode)
@@ -91,22 +78,6 @@ def test_json_into_a_fifo_reaches_its_reader_and_the_fifo_stays(capsys, book, tm
 
 # -- an output that cannot be written ends the match, and its engines ---------------------------
 
-def _processes_named(marker):
-    """Live processes whose command line holds ``marker`` (Linux /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open("/proc/%s/cmdline" % entry, "rb") as handle:
-                    if marker.encode() in handle.read():
-                        with open("/proc/%s/stat" % entry) as stat_file:
-                            if stat_file.read().rsplit(")", 1)[1].split()[0] != "Z":
-                                found.append(int(entry))
-            except OSError:
-                continue
-    return found
-
-
 def _match_process(marker, book, extra, **kwargs):
     argv = [sys.executable, os.path.join(ROOT, "scripts", "match.py"), "--engine", fake("--name", marker),
             "--engine", fake("--name", marker + "-b"), "--depth", "1", "--games", "40", "--max-moves", "20",
@@ -114,7 +85,7 @@ def _match_process(marker, book, extra, **kwargs):
     try:
         return subprocess.run(argv, stderr=subprocess.PIPE, universal_newlines=True, timeout=60, **kwargs)
     except subprocess.TimeoutExpired:
-        pytest.fail("match.py still running 60 s after its output failed (engines: %s)" % _processes_named(marker))
+        pytest.fail("match.py still running 60 s after its output failed (engines: %s)" % live_processes_with(marker))
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc") or not os.path.exists("/dev/full"), reason="Linux /proc and /dev/full")
@@ -125,7 +96,7 @@ def test_standard_output_on_a_full_device_ends_the_match_and_its_engines(book):
     assert done.returncode == 74
     assert "match.py: error: standard output: cannot write: No space left on device" in done.stderr
     assert "Traceback" not in done.stderr
-    assert _processes_named(marker) == []
+    assert live_processes_with(marker) == []
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
@@ -139,13 +110,9 @@ def test_a_pgn_on_a_full_device_ends_the_match_with_one_line(book):
 def test_json_on_a_full_device_is_one_line(book, tmp_path):
     """On a full device of its own: 03b47ba renamed over --json, which as root would replace
     the system's /dev/full."""
-    device = tmp_path / "full"
-    try:
-        os.mknod(str(device), stat.S_IFCHR | 0o666, os.makedev(1, 7))
-    except (OSError, AttributeError) as exc:
-        pytest.skip("cannot make a device node here: %s" % exc)
+    device = device_node(str(tmp_path / "full"), FULL_DEVICE)
     done = _match_process("json-%d" % os.getpid(), book, ["--games", "2", "--json", str(device)],
                           stdout=subprocess.DEVNULL)
     assert done.returncode == 74
     assert "match.py: error: --json %s: cannot write: No space left on device" % device in done.stderr
-    assert "Traceback" not in done.stderr and stat.S_ISCHR(os.lstat(str(device)).st_mode)
+    assert "Traceback" not in done.stderr and stat.S_ISCHR(os.lstat(device).st_mode)
