@@ -247,8 +247,12 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     except SystemExit as exc:  # --help
         return exc.code if isinstance(exc.code, int) else 0
     settings = _settings(args, engine_name)
-    with _terminate_as_interrupt():
-        return _run(args, settings, selection, review, stdout, stderr, stdin)
+    try:
+        with _terminate_as_interrupt():
+            return _run(args, settings, selection, review, stdout, stderr, stdin)
+    except KeyboardInterrupt as exc:  # after the records (the review being drawn, the summary)
+        _say(stderr, "pruner analyse: %s" % ("terminated" if isinstance(exc, Terminated) else "interrupted"))
+        return _interrupted_status(exc)
 
 
 def _run(args: argparse.Namespace, settings: Settings, selection: Selection,
