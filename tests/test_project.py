@@ -56,6 +56,22 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert ci_lines[-1] == test  # the last command, so its status is CI's status
 
 
+
+def test_the_readme_options_table_is_what_uci_declares():
+    """README's options table: every option `uci` lists, in its order, with its type, default and range."""
+    from protocol.uci.options import declared_options
+
+    section = read("README.md").split("## UCI options", 1)[1].split("\n## ", 1)[0]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| Option")]
+    documented = [(name, kind, default.strip("`"), limits) for name, kind, default, limits, _ in rows]
+    declared = [(option.name, option.kind,
+                 "" if option.kind == "button" else
+                 ("<empty>" if option.default == "" else str(option.default).lower()),
+                 "%d\u2013%d" % (option.minimum, option.maximum) if option.kind == "spin" else "")
+                for option in declared_options()]
+    assert documented == declared
+
 # Spelled in pieces so that this file does not match itself.
 OUTSIDE = ["..%sshared" % "/", "/wo" + "rk/", "/ro" + "ot/", "/ho" + "me/", "/ch" + "eck/"]
 
