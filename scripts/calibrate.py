@@ -65,17 +65,18 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from chess import STARTING_FEN
 
-import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
-from engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Z95, Calibration,  # noqa: E402
+from engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Z95, Calibration,
                              CalibrationPoint)
-from matchlib.args import checked, game_pairs, positive_int, time_control  # noqa: E402
-from matchlib.engines import STOCKFISH_PATHS, find_stockfish, parse_engine_spec  # noqa: E402
-from matchlib.jsonout import tally_fields  # noqa: E402
-from matchlib.stats import trinomial_elo  # noqa: E402
-from matchlib.openings import load_openings, pair_order  # noqa: E402
-from matchlib.resume import FAULT_TERMINATIONS, RESULTS, pgn_games  # noqa: E402,F401 - tests read pgn_games here
-from matchlib.tally import Tally  # noqa: E402
+from protocol.arguments import ArgumentParser
+
+import matchlib
+from matchlib.args import checked, game_pairs, positive_int, time_control
+from matchlib.engines import STOCKFISH_PATHS, find_stockfish, parse_engine_spec
+from matchlib.jsonout import tally_fields
+from matchlib.stats import trinomial_elo
+from matchlib.openings import load_openings, pair_order
+from matchlib.resume import FAULT_TERMINATIONS, RESULTS, pgn_games
+from matchlib.tally import Tally
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = matchlib.ROOT

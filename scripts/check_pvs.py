@@ -16,8 +16,7 @@ from typing import List
 
 import chess
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+from protocol.arguments import ArgumentParser
 
 
 def line_problems(fen: str, moves_uci: List[str], moves_san: List[str]) -> List[str]:

@@ -22,8 +22,7 @@ import sys
 import time
 from typing import List, Optional, Tuple
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+from protocol.arguments import ArgumentParser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

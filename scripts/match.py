@@ -16,29 +16,28 @@ import signal
 import sys
 from typing import List, Optional
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
-from engine.cpus import usable_cpus  # noqa: E402
+import chess
 
-from matchlib.adjudication import AdjudicationRules  # noqa: E402
-from matchlib.args import checked, game_pairs, positive_int, positive_ms, time_control  # noqa: E402
-from matchlib.cluster import ClusterMatch, cluster_address  # noqa: E402
-from matchlib import jsonout  # noqa: E402
-from matchlib.engines import parse_engine_spec, this_pruner  # noqa: E402
-from matchlib.fastchess import DEFAULT_EVERY as DEFAULT_REPORT_EVERY  # noqa: E402
-from matchlib.game import GameSettings  # noqa: E402
-from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
-from matchlib.plot import DEFAULT_EVERY, MatchPlot, check_path  # noqa: E402
-from matchlib.resume import resume  # noqa: E402
-from matchlib.runner import (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_START,  # noqa: E402
+from engine.cpus import usable_cpus
+from protocol.arguments import ArgumentParser
+from protocol.output_files import same_file_problem
+
+from matchlib.adjudication import AdjudicationRules
+from matchlib.args import checked, game_pairs, positive_int, positive_ms, time_control
+from matchlib.cluster import ClusterMatch, cluster_address
+from matchlib import jsonout
+from matchlib.engines import parse_engine_spec, this_pruner
+from matchlib.fastchess import DEFAULT_EVERY as DEFAULT_REPORT_EVERY
+from matchlib.game import GameSettings
+from matchlib.openings import Opening, load_openings, pair_order
+from matchlib.plot import DEFAULT_EVERY, MatchPlot, check_path
+from matchlib.resume import resume
+from matchlib.runner import (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_START,
                              Match, MatchConfig)
-from matchlib.cluster import EXIT_UNAVAILABLE  # noqa: E402
-from matchlib.cli import EXIT_OUTPUT  # noqa: E402
-from matchlib.stats import MODELS, Sprt  # noqa: E402
-from matchlib.timecontrol import TimeControl  # noqa: E402
-from protocol.output_files import same_file_problem  # noqa: E402
-
-import chess  # noqa: E402
+from matchlib.cluster import EXIT_UNAVAILABLE
+from matchlib.cli import EXIT_OUTPUT
+from matchlib.stats import MODELS, Sprt
+from matchlib.timecontrol import TimeControl
 
 BOOKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "books")
 DEFAULT_BOOK = os.path.join(BOOKS, "noob_3moves_5000.epd")

@@ -16,13 +16,11 @@ import os
 import sys
 from typing import List, Optional
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+import chess
+import chess.engine
 
-import chess  # noqa: E402
-import chess.engine  # noqa: E402
-
-from engine.epd import read_epd_file  # noqa: E402
+from engine.epd import read_epd_file
+from protocol.arguments import ArgumentParser
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -24,8 +24,7 @@ from typing import List, Optional, Tuple
 
 import chess
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+from protocol.arguments import ArgumentParser
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POSITION = "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 w - - 0 7"

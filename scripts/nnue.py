@@ -190,4 +190,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from matchlib.cli import warn_if_other_engine
+    warn_if_other_engine("nnue.py")  # the games and the trainer's features are the imported engine's
     sys.exit(main())

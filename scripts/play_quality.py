@@ -38,11 +38,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import chess
 import chess.pgn
 
-import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
-from matchlib.args import checked, positive_int  # noqa: E402
-from matchlib.engines import find_stockfish  # noqa: E402
-from protocol.analyse.sources import decompressed, from_name  # noqa: E402
+from protocol.analyse.sources import decompressed, from_name
+from protocol.arguments import ArgumentParser
+
+import matchlib
+from matchlib.args import checked, positive_int
+from matchlib.engines import find_stockfish
 
 BINS = (0, 10, 25, 50, 100, 200, 400)
 """Lower edges of the loss bins (centipawns): 0-9, 10-24, ..., 400 and more."""

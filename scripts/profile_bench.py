@@ -20,10 +20,8 @@ import sys
 import tempfile
 from collections import Counter
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
-
-from engine import bench  # noqa: E402
+from engine import bench
+from protocol.arguments import ArgumentParser
 
 
 def vmprof_profile(depth: int, top: int) -> int:

@@ -23,8 +23,7 @@ import sys
 import tempfile
 from typing import Iterator, List, Optional, Tuple
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+from protocol.arguments import ArgumentParser
 
 DESKTOP = (1280, 900)
 """A laptop's browser window, CSS pixels."""

@@ -44,19 +44,18 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Dict, List, Optional, Tuple
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+import chess
+import chess.pgn
 
-import chess  # noqa: E402
-import chess.pgn  # noqa: E402
+from protocol.arguments import ArgumentParser
 
-from matchlib.args import checked, game_pairs, positive_int, time_control  # noqa: E402
-from matchlib.engines import EngineSpec, parse_option  # noqa: E402
-from matchlib.game import GameSettings  # noqa: E402
-from matchlib.openings import Opening, load_openings, pair_order  # noqa: E402
-from matchlib.runner import Match, MatchConfig  # noqa: E402
-from matchlib.tally import Tally  # noqa: E402
-from matchlib.timecontrol import TimeControl, parse_tc  # noqa: E402
+from matchlib.args import checked, game_pairs, positive_int, time_control
+from matchlib.engines import EngineSpec, parse_option
+from matchlib.game import GameSettings
+from matchlib.openings import Opening, load_openings, pair_order
+from matchlib.runner import Match, MatchConfig
+from matchlib.tally import Tally
+from matchlib.timecontrol import TimeControl, parse_tc
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_BOOK = os.path.join(REPO, "scripts", "books", "noob_3moves_5000.epd")

@@ -13,15 +13,14 @@ import logging
 import sys
 from typing import List, Optional, Tuple
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
-from engine.cpus import usable_cpus  # noqa: E402
+import chess.engine
 
-import chess.engine  # noqa: E402
+from engine.cpus import usable_cpus
+from protocol.arguments import ArgumentParser
 
-from matchlib.args import checked, positive_int, positive_ms, positive_seconds  # noqa: E402
-from matchlib.engines import EngineStartError, parse_engine_spec, this_pruner  # noqa: E402
-from matchlib.epdsuite import SolveResult, load_suite, run_suite  # noqa: E402
+from matchlib.args import checked, positive_int, positive_ms, positive_seconds
+from matchlib.engines import EngineStartError, parse_engine_spec, this_pruner
+from matchlib.epdsuite import SolveResult, load_suite, run_suite
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,9 +20,10 @@ from typing import List, Tuple
 import chess
 import chess.engine
 
-import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
-from matchlib.engines import find_stockfish  # noqa: E402
+from protocol.arguments import ArgumentParser
+
+import matchlib
+from matchlib.engines import find_stockfish
 
 ROOT = matchlib.ROOT
 

@@ -20,14 +20,12 @@ import statistics
 import sys
 import time
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+import chess
 
-import chess  # noqa: E402
-
-from engine import bench  # noqa: E402
-from engine.smp import ParallelSearcher  # noqa: E402
-from engine.types import Limits  # noqa: E402
+from engine import bench
+from engine.smp import ParallelSearcher
+from engine.types import Limits
+from protocol.arguments import ArgumentParser
 
 
 def thread_counts(text: str):

@@ -15,13 +15,11 @@ import platform
 import threading
 import time
 
-import matchlib  # noqa: E402,F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+import chess
 
-import chess  # noqa: E402
-
-from engine.search import Searcher  # noqa: E402
-from engine.types import Limits  # noqa: E402
+from engine.search import Searcher
+from engine.types import Limits
+from protocol.arguments import ArgumentParser
 
 
 def sample(searcher: Searcher, slice_seconds: float, stop: threading.Event, samples: list) -> None:

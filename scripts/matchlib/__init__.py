@@ -11,6 +11,7 @@
 - ``adjudication`` rule draws, resign/draw adjudication by score, maximum game length
 - ``game``         play one game with runner-side clocks, returning a ``GameRecord``
 - ``pgnout``       turn a ``GameRecord`` into a PGN game with proper tags
+- ``pgnread``      read games back: the score in a move's comment, whether a game ended on the board
 - ``tally``        W/D/L, per-colour results, pentanomial pairs and the fault list
 - ``history``      the running numbers after each game (Elo, intervals, LLR), kept by the tally
 - ``plot``         ``--plot``: Elo ± 95% and the SPRT's LLR against games played (matplotlib)
@@ -19,18 +20,15 @@
 - ``epdsuite``     EPD test suites (bm/am/c0), time to solution, parallel solving
 - ``cli``          every script's exit: ``main``'s status, and a quiet stop when ``| head`` goes away
 
-Importing ``matchlib`` is also the one place where the match lab edits ``sys.path``: a script
-run as ``python scripts/NAME.py`` sees scripts/ (so ``matchlib``) but not the checkout's root,
-where ``engine`` and ``protocol`` live. The root of the checkout this package lives in is put
-first, so a script always uses the code beside it (not another installed Pruner), also from a
-clone where Pruner is not installed. Scripts import ``matchlib`` before ``engine``/``protocol``.
+The match lab's libraries (``matchlib``, ``tunelib``, ``nnuelib``) are packages of the
+``pruner-chess`` distribution (pyproject.toml maps them from scripts/), so a script imports them,
+``engine`` and ``protocol`` as installed packages: after ``pip install -e .`` a script runs from
+any directory, with the code of the checkout that was installed (``cli.run`` warns when a
+script of one checkout runs with the engine of another).
 """
 
 import os
-import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-"""The checkout's root (the folder holding engine/, protocol/ and scripts/)."""
-
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+"""The checkout's root (the folder holding engine/, protocol/ and scripts/), where the scripts
+start Pruner (``engines.this_pruner``) and find its files."""

@@ -9,6 +9,11 @@ output and status 74 (sysexits ``EX_IOERR``). Any other OSError that reaches the
 missing input file, an engine program that is not installed, a folder it may not write) is
 the user's to fix, not a bug: one line naming the script, the file and the reason, and
 status 2, as argparse ends a bad command line.
+
+Before ``main`` it says so on stderr when the engine this process imports is not the one of the
+checkout the script is in (``other_engine``): a script reaches ``engine`` and ``protocol`` as
+installed packages, so the scripts of a second checkout, run with the Python of a venv that has
+the first one installed, would measure, tune or profile the first one's engine.
 """
 
 import os
@@ -16,6 +21,8 @@ import sys
 from typing import Callable, Optional
 
 from protocol.output_files import OutputError
+
+from . import ROOT
 
 EXIT_OUTPUT = 74
 """An output could not be written (sysexits.h ``EX_IOERR``)."""
@@ -29,9 +36,28 @@ def _silence_stdout() -> None:
         pass
 
 
+def other_engine() -> Optional[str]:
+    """The checkout (or installed copy) whose ``engine`` this process imports, when it is not the
+    checkout this library is in; None when they are the same."""
+    import engine
+    where = os.path.dirname(os.path.dirname(os.path.abspath(engine.__file__)))
+    return None if os.path.realpath(where) == os.path.realpath(ROOT) else where
+
+
+def warn_if_other_engine(name: str) -> None:
+    """One line on stderr, naming the script ``name``, when ``other_engine`` finds one."""
+    where = other_engine()
+    if where is not None:
+        print("%s: warning: this script is in %s but imports the engine in %s; `pip install -e %s` "
+              "installs this checkout (or run it with PYTHONPATH=%s)" % (name, ROOT, where, ROOT, ROOT),
+              file=sys.stderr)
+
+
 def run(main: Callable[[], Optional[int]]) -> None:
-    """``sys.exit(main())``; quiet when stdout's reader has gone away, one line for an OSError."""
+    """``sys.exit(main())``; quiet when stdout's reader has gone away, one line for an OSError;
+    first a warning when the script and the engine it imports are two checkouts'."""
     name = os.path.basename(sys.argv[0]) or "script"
+    warn_if_other_engine(name)
     try:
         status = main()
     except BrokenPipeError:

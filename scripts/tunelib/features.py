@@ -14,13 +14,11 @@ against engine/evaluate.py's ``evaluate`` on many positions.
 
 from typing import Dict, List, NamedTuple, Sequence, Tuple
 
-import matchlib  # noqa: F401 - puts this checkout's root on sys.path
+import chess
 
-import chess  # noqa: E402
-
-from engine import eval_terms  # noqa: E402
-from engine.evaluate import PHASE_INC, PHASE_MAX, _ADJACENT_FILES, _FILE_COUNT, _FILES, _PASSED  # noqa: E402
-from tunelib.params import TERM_OF, TERMS  # noqa: E402
+from engine import eval_terms
+from engine.evaluate import PHASE_INC, PHASE_MAX, _ADJACENT_FILES, _FILE_COUNT, _FILES, _PASSED
+from tunelib.params import TERM_OF, TERMS
 
 _VALUE = [TERM_OF.get("value%d" % pt, -1) for pt in range(7)]
 _PST = [[TERM_OF.get("pst%d_%d" % (pt, index), -1) for index in range(64)] for pt in range(7)]

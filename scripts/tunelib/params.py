@@ -13,10 +13,8 @@ the one weight counted after the taper.
 
 from typing import Dict, List, Sequence, Tuple
 
-import matchlib  # noqa: F401 - puts this checkout's root on sys.path
-
-from engine import eval_terms  # noqa: E402
-from engine import weights as _weights  # noqa: E402
+from engine import eval_terms
+from engine import weights as _weights
 
 PIECES = "PNBRQK"
 """Piece letters by python-chess piece type - 1 (for group names and messages)."""

@@ -20,19 +20,19 @@ import time
 import chess
 import pytest
 
+from protocol import cluster as cluster_module  # Dask itself is imported when a cluster opens
+from protocol.analyse.cli import main
+from protocol.analyse.cluster_runner import EXIT_UNAVAILABLE, PACKAGES, ClusterRunner
+from protocol.analyse.inputs import PositionTask
+from protocol.analyse.stream import READ_AHEAD
+from protocol.analyse.tasks import Settings
+
+from paths import ROOT as REPO_ROOT
+
+from sample_games import OPERA_GAME
+
 distributed = pytest.importorskip("distributed", reason="Dask distributed is not installed "
                                                         "(pip install 'pruner-chess[cluster]')")
-
-from protocol import cluster as cluster_module  # noqa: E402
-from protocol.analyse.cli import main  # noqa: E402
-from protocol.analyse.cluster_runner import EXIT_UNAVAILABLE, PACKAGES, ClusterRunner  # noqa: E402
-from protocol.analyse.inputs import PositionTask  # noqa: E402
-from protocol.analyse.stream import READ_AHEAD  # noqa: E402
-from protocol.analyse.tasks import Settings  # noqa: E402
-
-from paths import ROOT as REPO_ROOT  # noqa: E402
-
-from sample_games import OPERA_GAME  # noqa: E402
 
 POSITIONS = 50
 TIME_FIELD = re.compile(r'"time_ms": \d+')

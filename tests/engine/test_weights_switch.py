@@ -4,7 +4,9 @@ measured when the engine's own are re-tuned. The switched evaluation must equal 
 process that imported the other weights from the start, and switching back must give today's
 evaluation and search exactly."""
 
+import importlib.util
 import json
+import os
 import random
 import subprocess
 import sys
@@ -69,7 +71,6 @@ def _evaluations() -> list:
 
 _CHILD = """
 import importlib, json, sys
-sys.path[:0] = [sys.argv[1], sys.argv[2], sys.argv[2] + "/tests", sys.argv[2] + "/tests/engine"]
 import engine
 engine.weights = sys.modules["engine.weights"] = importlib.import_module(%r)
 from test_weights_switch import _evaluations
@@ -80,20 +81,26 @@ print(json.dumps({"evaluations": _evaluations(), "bench": bench.run(depth=3).nod
 
 @pytest.fixture
 def other_weights(tmp_path, monkeypatch):
-    """The changed weights as an importable module; today's weights again afterwards."""
-    (tmp_path / (MODULE + ".py")).write_text(_other_weights_source())
-    monkeypatch.syspath_prepend(str(tmp_path))
-    module = __import__(MODULE)
+    """The changed weights as a module that imports by its name (loaded from its file into
+    ``sys.modules``, as an import would); today's weights again afterwards."""
+    path = tmp_path / (MODULE + ".py")
+    path.write_text(_other_weights_source())
+    spec = importlib.util.spec_from_file_location(MODULE, str(path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(sys.modules, MODULE, module)
     yield module, tmp_path
     use_weights(weights)
-    sys.modules.pop(MODULE, None)
 
 
 def test_switched_weights_evaluate_as_a_process_that_started_with_them(other_weights):
     module, folder = other_weights
     today = _evaluations()
-    child = subprocess.run([sys.executable, "-c", _CHILD, str(folder), str(ROOT)], capture_output=True,
-                           text=True, timeout=300, cwd=str(ROOT))
+    # The child imports the weights module, this test module and its helpers by name: their
+    # folders are its PYTHONPATH; the engine is this checkout's (its working directory).
+    path = os.pathsep.join([str(folder), os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "engine")])
+    child = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=300,
+                           cwd=str(ROOT), env=dict(os.environ, PYTHONPATH=path))
     assert child.returncode == 0, child.stderr
     started_with_them = json.loads(child.stdout)
     assert use_weights(module) and weights_name() == MODULE

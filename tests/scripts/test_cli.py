@@ -1,19 +1,23 @@
 """scripts/matchlib/cli.py: every script's exit, its status passed on, and a reader that stops
-early (`| head`) ending it quietly."""
+early (`| head`) ending it quietly. The programs run in scripts/, where a script finds this
+checkout's matchlib first (``python scripts/NAME.py`` puts scripts/ first on its path)."""
 
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from tests.paths import ROOT
+from tests.paths import ROOT, SCRIPTS
 
 pytestmark = pytest.mark.one_interpreter
 
+THIS_CHECKOUT = dict(os.environ, PYTHONPATH=ROOT)
+"""The programs' environment: this checkout's engine too, whichever checkout the venv has
+installed (a developer's second worktree), or ``cli.run`` would warn about the mix."""
+
 SCRIPT = """
-import sys
-sys.path.insert(0, {scripts!r})
 from matchlib import cli
 
 def main():
@@ -26,8 +30,9 @@ cli.run(main)
 
 
 def _start(lines, status):
-    code = SCRIPT.format(scripts=os.path.join(ROOT, "scripts"), lines=lines, status=status)
-    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    code = SCRIPT.format(lines=lines, status=status)
+    return subprocess.Popen([sys.executable, "-c", code], cwd=SCRIPTS, env=THIS_CHECKOUT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
 
 
 def test_the_status_of_main_is_the_exit_status():
@@ -45,9 +50,22 @@ def test_a_reader_that_goes_away_ends_the_script_quietly_with_status_1():
 
 
 def test_an_os_error_ends_the_script_with_one_line_naming_the_file():
-    code = ("import sys\nsys.path.insert(0, %r)\nfrom matchlib import cli\n"
-            "def main():\n    open('/nonexistent/input.pgn')\ncli.run(main)\n") % os.path.join(ROOT, "scripts")
-    process = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    code = "from matchlib import cli\ndef main():\n    open('/nonexistent/input.pgn')\ncli.run(main)\n"
+    process = subprocess.run([sys.executable, "-c", code], cwd=SCRIPTS, env=THIS_CHECKOUT, capture_output=True,
+                             timeout=60)
     error = process.stderr.decode()
     assert process.returncode == 2 and "Traceback" not in error
     assert error.count("\n") == 1 and "error: [Errno 2] No such file or directory: '/nonexistent/input.pgn'" in error
+
+
+def test_a_script_that_imports_another_checkouts_engine_says_so(tmp_path):
+    """A script reaches ``engine`` as an installed package: run with a Python whose Pruner is
+    another checkout (here one first on PYTHONPATH), it warns in one line before it runs."""
+    other = tmp_path / "other"
+    (other / "engine").mkdir(parents=True)
+    shutil.copy(os.path.join(ROOT, "engine", "__init__.py"), str(other / "engine"))
+    process = subprocess.run([sys.executable, "-c", "from matchlib import cli\ncli.run(lambda: 0)\n"], cwd=SCRIPTS,
+                             env=dict(os.environ, PYTHONPATH=str(other)), capture_output=True, text=True, timeout=60)
+    assert process.returncode == 0 and process.stderr.count("\n") == 1, process.stderr
+    assert "warning: this script is in %s but imports the engine in %s; `pip install -e %s`" % (ROOT, other, ROOT) \
+        in process.stderr

@@ -12,9 +12,9 @@ import chess
 import chess.pgn
 import pytest
 
-pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install 'pruner-chess[cluster]')")
+from paths import ROOT as REPO_ROOT
 
-from paths import ROOT as REPO_ROOT  # noqa: E402
+pytest.importorskip("distributed", reason="Dask distributed is not installed (pip install 'pruner-chess[cluster]')")
 
 pytestmark = pytest.mark.one_interpreter
 

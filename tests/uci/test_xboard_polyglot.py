@@ -43,14 +43,13 @@ def documented_ini(repo_root) -> str:
     return re.search(r"```ini\n(.*?)```", section, re.S).group(1)
 
 
-def make_venv(directory, repo_root) -> str:
+def make_venv(directory) -> str:
     """A stand-in for the venv: ``bin/pruner`` as pip writes a console script (this Python in
-    its first line, then ``protocol.__main__.main``), starting this checkout's code."""
+    its first line, then ``protocol.__main__.main``), starting the Pruner installed for it."""
     venv = directory / "pruner-venv"
     (venv / "bin").mkdir(parents=True)
     script = venv / "bin" / "pruner"
-    script.write_text("#!%s\nimport sys\nsys.path.insert(0, %r)\nfrom protocol.__main__ import main\n"
-                      "sys.exit(main())\n" % (sys.executable, repo_root))
+    script.write_text("#!%s\nimport sys\nfrom protocol.__main__ import main\nsys.exit(main())\n" % sys.executable)
     script.chmod(0o755)
     return str(venv)
 
@@ -64,7 +63,7 @@ def test_the_documented_ini_names_the_venvs_pruner(repo_root):
 def test_a_game_through_polyglot_with_the_documented_ini(tmp_path, repo_root):
     ini = str(tmp_path / "pruner.ini")
     with open(ini, "w") as handle:
-        handle.write(documented_ini(repo_root).replace(VENV, make_venv(tmp_path, repo_root)))
+        handle.write(documented_ini(repo_root).replace(VENV, make_venv(tmp_path)))
     workdir = tmp_path / "elsewhere"  # xboard's folder, not the engine's
     workdir.mkdir()
     # a GUI's PATH: no venv on it; the engine is found by its full path alone
