@@ -14,24 +14,46 @@ a module shaped as engine/weights.py. See docs/tuning.md.
 """
 
 import argparse
+import os
+import signal
+import subprocess
 import sys
 import time
 from typing import List, Optional
 
-import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+from engine.cpus import usable_cpus
+from protocol.arguments import ArgumentParser
 
-from engine.cpus import usable_cpus  # noqa: E402
+MATCH_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "match.py")
+
+
+def run_match(argv: List[str]) -> int:
+    """scripts/match.py with ``argv``, run as the program it is (a script runs another, it does
+    not import it) on this Python: its exit status. The match has a process group of its own and
+    a Ctrl-C or SIGTERM given to tune.py is passed on to it once, so it stops its games and ends
+    as a match does, and tune.py then reports what the PGN holds (a signal ignored here, as a
+    shell ignores SIGINT for a command it starts in the background, stays ignored)."""
+    child = subprocess.Popen([sys.executable, MATCH_SCRIPT] + argv, start_new_session=True)
+
+    def pass_on(signum: int, frame: object) -> None:
+        child.send_signal(signum)
+
+    previous = {number: signal.signal(number, pass_on) for number in (signal.SIGINT, signal.SIGTERM)
+                if signal.getsignal(number) is not signal.SIG_IGN}
+    try:
+        return child.wait()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _gen(args: argparse.Namespace) -> int:
-    import match
     from tunelib import gen
     argv = gen.match_argv(args.output, args.games, args.nodes, args.engine, args.jobs, args.seed,
                           args.openings, args.dir, args.resume)
     print(gen.describe(argv), flush=True)
     start = time.monotonic()
-    status = match.main(argv)
+    status = run_match(argv)
     print("gen: %d of %d games in the PGN after %.0f s -> %s"
           % (gen.count_games(args.output), args.games, time.monotonic() - start, args.output))
     return status

@@ -31,38 +31,17 @@ bucket); ``--markdown`` prints the tables as Markdown for docs/wdl.md.
 import argparse
 import gzip
 import math
-import re
 import sys
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.arguments import ArgumentParser  # noqa: E402
+import chess
+import chess.pgn
 
-import chess  # noqa: E402
-import chess.pgn  # noqa: E402
+from engine import wdl as model
+from protocol.arguments import ArgumentParser
 
-from engine import wdl as model  # noqa: E402
-
-SCORE_COMMENT = re.compile(r"^\s*([+-]?)(M?)(\d+(?:\.\d+)?)(/\d+)?")
-"""scripts/match.py's and cutechess's move comment: ``+0.35/7 0.251s``, ``-M3/12 0.1s``,
-``0.00/9 0.2s`` (mover's side); a number without a sign counts only with its depth."""
-
-FAULT_WORDS = ("time forfeit", "on time", "abandon", "rules infraction", "illegal", "emergency", "death",
-                      "unterminated", "disconnect", "crash")
-"""Words of a ``Termination`` tag (lower case) that mean the game ended by a fault, not on the
-board (any tool's wording; ``matchlib.resume.FAULT_TERMINATIONS`` maps match.py's own values to
-fault kinds): PGN's standard values as scripts/match.py and cutechess write them, lichess's
-capitalised ones (``Time forfeit``, ``Abandoned``) and chess.com's sentences (``X won on time``,
-``Game abandoned``)."""
-
-
-def ended_on_the_board(termination: str) -> bool:
-    """Whether a game with this ``Termination`` tag ended by the rules, by agreement or by
-    adjudication (its result says something about its positions), not by a fault; any case.
-    A game without the tag counts as ``normal``."""
-    text = termination.lower()
-    return not any(word in text for word in FAULT_WORDS)
+from matchlib.pgnread import ended_on_the_board, parse_score
 
 RESULT_POINTS = {"1-0": 1, "1/2-1/2": 0, "0-1": -1}
 
@@ -95,17 +74,6 @@ class Counts:
 
     def skip_move(self, reason: str) -> None:
         self.skipped_moves[reason] = self.skipped_moves.get(reason, 0) + 1
-
-
-def parse_score(comment: str) -> Tuple[Optional[int], bool]:
-    """(centipawns, is_mate) of a match.py move comment; (None, False) without a score."""
-    match = SCORE_COMMENT.match(comment or "")
-    if not match or not (match.group(1) or match.group(4)):  # "3 pawns up": a remark, not a score
-        return None, False
-    sign = -1 if match.group(1) == "-" else 1
-    if match.group(2):
-        return sign * int(match.group(3)), True
-    return sign * int(round(float(match.group(3)) * 100)), False
 
 
 def read_samples(paths: Iterable[str], min_move: int = 9, max_cp: int = 1000, depth: Optional[int] = None,

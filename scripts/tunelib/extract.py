@@ -29,14 +29,12 @@ import gzip
 from dataclasses import dataclass, field
 from typing import Dict, IO, Iterator, List, Optional, Tuple
 
-import matchlib  # noqa: F401 - puts this checkout's root on sys.path
+import chess
+import chess.pgn
 
-import chess  # noqa: E402
-import chess.pgn  # noqa: E402
-
-from engine.evaluate import evaluate  # noqa: E402
-from engine.search import Searcher  # noqa: E402
-from wdl_fit import ended_on_the_board, parse_score  # noqa: E402 - the same games and comments as that fit
+from engine.evaluate import evaluate
+from engine.search import Searcher
+from matchlib.pgnread import ended_on_the_board, parse_score  # the same games and comments as scripts/wdl_fit.py
 
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 """Game result -> label (White's score)."""

@@ -1,5 +1,6 @@
-"""The win/draw/loss model (engine/wdl.py), its fit (scripts/wdl_fit.py) and the evaluation
-term by term (engine/evaluate.py ``breakdown``, the UCI ``eval`` command)."""
+"""The win/draw/loss model (engine/wdl.py), its fit (scripts/wdl_fit.py, which reads the games'
+scores with matchlib.pgnread) and the evaluation term by term (engine/evaluate.py
+``breakdown``, the UCI ``eval`` command)."""
 
 import gzip
 import math
@@ -14,6 +15,7 @@ from engine import bench, wdl
 from engine.epd import read_epd_file
 from engine.evaluate import PHASE_MAX, TEMPO, breakdown, evaluate, material_pst, positional
 from engine.types import MATE, TB_WIN
+from matchlib.pgnread import parse_score
 from paths import ROOT
 from playouts import random_game_end
 
@@ -97,12 +99,12 @@ def test_the_fit_finds_the_coefficients_that_made_the_data():
 
 
 def test_scores_are_read_from_match_comments():
-    assert wdl_fit.parse_score("+0.35/7 0.251s") == (35, False)
-    assert wdl_fit.parse_score("-1.07/12 1.002s") == (-107, False)
-    assert wdl_fit.parse_score("+M3/30 0.4s") == (3, True)
-    assert wdl_fit.parse_score("-M2/100 0.2s, White mates") == (-2, True)
-    assert wdl_fit.parse_score("book") == (None, False)
-    assert wdl_fit.parse_score("") == (None, False)
+    assert parse_score("+0.35/7 0.251s") == (35, False)
+    assert parse_score("-1.07/12 1.002s") == (-107, False)
+    assert parse_score("+M3/30 0.4s") == (3, True)
+    assert parse_score("-M2/100 0.2s, White mates") == (-2, True)
+    assert parse_score("book") == (None, False)
+    assert parse_score("") == (None, False)
 
 
 GAME = """[Event "t"]

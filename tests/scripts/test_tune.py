@@ -6,6 +6,7 @@ import json
 import math
 import os
 import random
+import sys
 
 import chess
 import pytest
@@ -16,7 +17,7 @@ from engine import eval_terms, evaluate as evaluation
 from engine.board import Position
 from engine.evaluate import evaluate
 from engine.search import Searcher
-from tests.paths import ROOT
+from tests.paths import FAKE_ENGINE, ROOT
 from tests.playouts import random_moves
 from tunelib import extract, features, fit, gen, params, writer
 
@@ -318,6 +319,17 @@ def test_gen_runs_a_match_py_self_play_command():
     assert not args.resume
     resumed = match.build_parser().parse_args(gen.match_argv("out.pgn", 100, 3000, "pruner", 2, 24, resume=True))
     assert resumed.resume and resumed.seed == 24 and resumed.pgn == "out.pgn"
+
+
+def test_gen_plays_its_games_by_running_match_py_from_any_directory(tmp_path, capfd, monkeypatch):
+    """tune.py runs scripts/match.py as a program (scripts do not import each other), found
+    beside tune.py wherever tune.py is started from."""
+    monkeypatch.chdir(tmp_path)
+    pgn = tmp_path / "selfplay.pgn"
+    engine = "%s %s" % (sys.executable, FAKE_ENGINE)
+    assert tune.main(["gen", "-o", str(pgn), "--games", "2", "--nodes", "50", "--engine", engine, "--jobs", "1"]) == 0
+    out = capfd.readouterr().out
+    assert gen.count_games(str(pgn)) == 2 and "gen: 2 of 2 games in the PGN" in out, out
 
 
 def test_gen_counts_the_games_its_pgn_holds(tmp_path):
