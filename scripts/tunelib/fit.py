@@ -2,7 +2,8 @@
 
 Each position's evaluation from White's view, ``s``, predicts White's score in its game as
 ``sigmoid(K * s) = 1 / (1 + exp(-K * s))``. The error of a weight vector is the mean squared
-difference between that prediction and the game's result (1, 0.5, 0) over the positions.
+difference between that prediction and the game's result (1, 0.5, 0) over the positions
+(``tunelib.objective``, shared with ``tunelib.gradient``; ``fit_file`` runs either method).
 
 1. K: with the current weights, the K that minimises the error (golden-section search; the
    error is unimodal in K). It then stays fixed, so the fit cannot shrink the error by
@@ -30,77 +31,14 @@ measure of the result).
 import json
 import math
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Callable, List, Optional, Sequence, Tuple
 
-import chess
-
-from tunelib import features, params
-from tunelib.extract import read_csv, read_scores
 from engine.evaluate import PHASE_MAX
 
-K_RANGE = (1e-4, 0.05)
-"""Where K is looked for (per centipawn; 0.0058 is Texel's usual 10^(-s/400) curve)."""
-
-
-@dataclass
-class FitResult:
-    """What ``fit`` found; ``save`` writes it as JSON for ``tune.py write``."""
-
-    names: List[str]
-    weights: List[int]
-    initial: List[int]
-    k: float
-    error_before: float
-    error_after: float
-    holdout_before: Optional[float]
-    holdout_after: Optional[float]
-    positions: int
-    holdout_positions: int
-    positions_file: str
-    iterations: int
-    passes: int
-    seed: int
-    step: int
-    groups: str
-    changed: int
-    l2: float = 0.0
-    patience: int = 0
-    best_pass: int = 0
-    """The pass whose weights are the result (the last one, unless ``patience`` stopped early)."""
-    method: str = "coordinate"
-    """``coordinate`` (this module) or ``gradient`` (``tunelib.gradient``: passes are epochs)."""
-    rate: float = 0.0
-    """The gradient method's step size (Adam's learning rate, centipawns); 0 for coordinate descent."""
-    score_weight: float = 0.0
-    """Share of the search score in the fitted positions' labels (``blend``); 0: results only."""
-
-
-def error(scores: Sequence[int], labels: Sequence[float], k: float) -> float:
-    """Mean squared error of ``sigmoid(k * score)`` against the labels."""
-    total = 0.0
-    for score, label in zip(scores, labels):
-        total += (label - 1.0 / (1.0 + math.exp(-k * score))) ** 2
-    return total / len(labels) if labels else 0.0
-
-
-def find_k(scores: Sequence[int], labels: Sequence[float], low: float = K_RANGE[0], high: float = K_RANGE[1],
-           tolerance: float = 1e-7) -> float:
-    """The K minimising ``error`` (golden-section search between ``low`` and ``high``)."""
-    ratio = (math.sqrt(5) - 1) / 2
-    a, b = low, high
-    c, d = b - ratio * (b - a), a + ratio * (b - a)
-    fc, fd = error(scores, labels, c), error(scores, labels, d)
-    while b - a > tolerance:
-        if fc < fd:
-            b, d, fd = d, c, fc
-            c = b - ratio * (b - a)
-            fc = error(scores, labels, c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + ratio * (b - a)
-            fd = error(scores, labels, d)
-    return (a + b) / 2
+from tunelib import features, gradient, params
+from tunelib.extract import read_csv, read_scores
+from tunelib.objective import FitResult, blend, error, find_k, split, white_scores
 
 
 class _State:
@@ -184,52 +122,6 @@ class _State:
         return sum(self.err) / len(self.err) if self.err else 0.0
 
 
-def _scores(positions: List[features.Features], weights: Sequence[int]) -> List[int]:
-    return [features.white_score(f, weights, params.TEMPO_INDEX) for f in positions]
-
-
-def split(rows: List[Tuple[str, float, int]], holdout: int, report: Callable[[str], None] = lambda line: None,
-          scores: Optional[Sequence[Optional[int]]] = None, source: str = ""
-          ) -> Tuple[List[features.Features], List[float], List[features.Features], List[float], List[Optional[int]]]:
-    """The rows' features and labels to fit, then those held out (every ``holdout``-th game),
-    then the fitted rows' search scores (``scores``, row by row; None where absent). A FEN that
-    does not parse is a ValueError naming ``source`` (the CSV) and the row."""
-    train: List[features.Features] = []
-    train_labels: List[float] = []
-    train_scores: List[Optional[int]] = []
-    test: List[features.Features] = []
-    test_labels: List[float] = []
-    for index, (fen, label, game) in enumerate(rows):
-        try:
-            board = chess.Board(fen)
-        except ValueError as error:
-            raise ValueError("%sposition %d (%r): %s" % (source + ", " if source else "", index + 1, fen, error)) from None
-        if holdout and game % holdout == 0:
-            test.append(features.extract(board))
-            test_labels.append(label)
-        else:
-            train.append(features.extract(board))
-            train_labels.append(label)
-            train_scores.append(scores[index] if scores else None)
-    report("positions: %d to fit, %d held out%s"
-           % (len(train), len(test), " (every %d-th game)" % holdout if holdout else ""))
-    return train, train_labels, test, test_labels, train_scores
-
-
-def blend(labels: Sequence[float], scores: Sequence[Optional[int]], k: float, weight: float,
-          report: Callable[[str], None] = lambda line: None) -> List[float]:
-    """Labels that mix each game's result with the win probability of its position's search
-    score: ``(1 - weight) * result + weight * sigmoid(k * score)`` (the result alone where the
-    score is None). A score of a search a few plies deep is a less noisy target than the one
-    result a whole game shares; the held-out error stays measured against results only."""
-    if not weight:
-        return list(labels)
-    report("labels: %d of %d fitted positions blended with their search score (weight %g); the rest keep the result"
-           % (sum(1 for score in scores if score is not None), len(labels), weight))
-    return [label if score is None else (1.0 - weight) * label + weight / (1.0 + math.exp(-k * score))
-            for label, score in zip(labels, scores)]
-
-
 def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: int = 3, seed: int = 1,
         step: int = 1, k: Optional[float] = None, groups: str = "all", holdout: int = 10,
         positions_file: str = "", report: Callable[[str], None] = lambda line: None, l2: float = 0.0,
@@ -240,11 +132,11 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
     train, train_labels, test, test_labels, train_scores = split(rows, holdout, report, scores, positions_file)
     weights = list(initial)
     if k is None:
-        k = find_k(_scores(train, weights), train_labels)
+        k = find_k(white_scores(train, weights), train_labels)
     train_labels = blend(train_labels, train_scores, k, score_weight, report)
     state = _State(train, train_labels, weights, k, l2)
     before = state.mse()
-    test_before = error(_scores(test, weights), test_labels, k) if test else None
+    test_before = error(white_scores(test, weights), test_labels, k) if test else None
     report("K %.6f; error %.6f%s" % (k, before, "" if test_before is None else ", held out %.6f" % test_before))
     order = params.group_indices(groups)
     rng = random.Random(seed)
@@ -262,7 +154,7 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
                     moved += 1
                     break
         passes += 1
-        test_now = error(_scores(test, state.weights), test_labels, k) if test else None
+        test_now = error(white_scores(test, state.weights), test_labels, k) if test else None
         report("pass %d (step %d): %d weights moved, error %.6f%s" % (
             iteration + 1, step, moved, state.mse(), "" if test_now is None else ", held out %.6f" % test_now))
         if patience and test_now is not None:
@@ -280,8 +172,8 @@ def fit(rows: List[Tuple[str, float, int]], initial: Sequence[int], iterations: 
     best_pass = passes
     if patience and test:
         _, best_pass, final = best
-    after = error(_scores(train, final), train_labels, k)
-    test_after = error(_scores(test, final), test_labels, k) if test else None
+    after = error(white_scores(train, final), train_labels, k)
+    test_after = error(white_scores(test, final), test_labels, k) if test else None
     changed = sum(1 for a, b in zip(initial, final) if a != b)
     return FitResult(params.NAMES, final, list(initial), k, before, after, test_before, test_after,
                      len(train), len(test), positions_file, iterations, passes, seed, first_step, groups, changed,
@@ -298,7 +190,6 @@ def fit_file(path: str, iterations: int = 3, seed: int = 1, step: int = 1, k: Op
         raise ValueError("score weight %g is not between 0 and 1" % score_weight)
     scores = read_scores(path) if score_weight else None
     if method == "gradient":
-        from tunelib import gradient
         return gradient.fit_gradient(read_csv(path), params.current(), iterations, rate, k, groups, holdout, path,
                                      report, l2, patience, scores, score_weight)
     if method != "coordinate":

@@ -11,7 +11,7 @@ so the gradient of the mean squared error ``mean((sigmoid(K s) - result)^2)`` is
 over the positions' feature counts. Adam (Kingma and Ba, 2015: per-weight steps scaled by
 running moments of the gradient) follows it for ``epochs`` full passes with real-valued
 weights; the result is rounded to integers, and its errors are measured with the engine's
-exact integer evaluation (``tunelib.fit._scores``), so they are the figures
+exact integer evaluation (``tunelib.objective.white_scores``), so they are the figures
 ``fit --method coordinate`` would report for the same weights.
 
 K is found as in ``tunelib.fit`` and stays fixed. ``l2`` adds ``l2`` times the sum of the
@@ -24,8 +24,10 @@ the positions in file order and use no randomness.
 import math
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from tunelib import features, fit, params
 from engine.evaluate import PHASE_MAX
+
+from tunelib import features, params
+from tunelib.objective import FitResult, blend, error, find_k, split, white_scores
 
 BETA1 = 0.9
 """Adam's decay of the running mean of the gradient (the paper's default)."""
@@ -84,17 +86,17 @@ def fit_gradient(rows: List[Tuple[str, float, int]], initial: Sequence[int], epo
                  rate: float = 1.0, k: Optional[float] = None, groups: str = "all", holdout: int = 10,
                  positions_file: str = "", report: Callable[[str], None] = lambda line: None,
                  l2: float = 0.0, patience: int = 0, scores: Optional[Sequence[Optional[int]]] = None,
-                 score_weight: float = 0.0) -> fit.FitResult:
+                 score_weight: float = 0.0) -> FitResult:
     """Fit K (unless given), then the weights in ``groups`` by ``epochs`` Adam steps of size
     ``rate`` (centipawns) on the (fen, label, game) rows (labels blended with ``scores`` by
-    ``score_weight``: ``tunelib.fit.blend``)."""
-    train, train_labels, test, test_labels, train_scores = fit.split(rows, holdout, report, scores, positions_file)
+    ``score_weight``: ``tunelib.objective.blend``)."""
+    train, train_labels, test, test_labels, train_scores = split(rows, holdout, report, scores, positions_file)
     start = list(initial)
     if k is None:
-        k = fit.find_k(fit._scores(train, start), train_labels)
-    train_labels = fit.blend(train_labels, train_scores, k, score_weight, report)
-    before = fit.error(fit._scores(train, start), train_labels, k)
-    test_before = fit.error(fit._scores(test, start), test_labels, k) if test else None
+        k = find_k(white_scores(train, start), train_labels)
+    train_labels = blend(train_labels, train_scores, k, score_weight, report)
+    before = error(white_scores(train, start), train_labels, k)
+    test_before = error(white_scores(test, start), test_labels, k) if test else None
     report("K %.6f; error %.6f%s" % (k, before, "" if test_before is None else ", held out %.6f" % test_before))
     linear, shares, signs = _linear(train)
     tuned = params.group_indices(groups)
@@ -113,7 +115,7 @@ def fit_gradient(rows: List[Tuple[str, float, int]], initial: Sequence[int], epo
             second[i] = BETA2 * second[i] + (1.0 - BETA2) * g * g
             weights[i] -= rate * (first[i] / correction1) / (math.sqrt(second[i] / correction2) + EPSILON)
         rounded = [int(round(w)) for w in weights]
-        test_now = fit.error(fit._scores(test, rounded), test_labels, k) if test else None
+        test_now = error(white_scores(test, rounded), test_labels, k) if test else None
         report("epoch %d: error %.6f (real-valued, before the step)%s" % (
             epoch, loss, "" if test_now is None else ", held out %.6f" % test_now))
         if patience and test_now is not None:
@@ -127,9 +129,9 @@ def fit_gradient(rows: List[Tuple[str, float, int]], initial: Sequence[int], epo
     best_epoch = epoch
     if patience and test:
         _, best_epoch, final = best
-    after = fit.error(fit._scores(train, final), train_labels, k)
-    test_after = fit.error(fit._scores(test, final), test_labels, k) if test else None
+    after = error(white_scores(train, final), train_labels, k)
+    test_after = error(white_scores(test, final), test_labels, k) if test else None
     changed = sum(1 for a, b in zip(start, final) if a != b)
-    return fit.FitResult(params.NAMES, final, start, k, before, after, test_before, test_after,
+    return FitResult(params.NAMES, final, start, k, before, after, test_before, test_after,
                          len(train), len(test), positions_file, epochs, epoch, 0, 0, groups, changed,
                          l2, patience, best_epoch, "gradient", rate, score_weight)

@@ -19,7 +19,7 @@ from engine.evaluate import evaluate
 from engine.search import Searcher
 from tests.paths import FAKE_ENGINE, ROOT
 from tests.playouts import random_moves
-from tunelib import extract, features, fit, gen, params, writer
+from tunelib import extract, features, fit, gen, objective, params, writer
 
 pytestmark = pytest.mark.one_interpreter
 
@@ -215,8 +215,8 @@ def test_fit_finds_k_and_lowers_the_error_of_all_weights():
     knight = params.NAMES.index("MG_VALUE[2]")
     true[knight] += 60
     rows = _synthetic(true, k=0.004, n_games=10)
-    k = fit.find_k(fit._scores([features.extract(chess.Board(fen)) for fen, _, _ in rows], true),
-                   [label for _, label, _ in rows])
+    scores = objective.white_scores([features.extract(chess.Board(fen)) for fen, _, _ in rows], true)
+    k = objective.find_k(scores, [label for _, label, _ in rows])
     assert abs(k - 0.004) < 1e-5  # the exact probabilities pin K down
     result = fit.fit(rows, params.current(), iterations=2, seed=3, holdout=5)
     assert result.error_after < result.error_before
@@ -242,7 +242,8 @@ def test_the_fits_running_sums_match_a_fresh_evaluation():
     rows = [(fen, 1.0 if i % 3 else 0.0, i) for i, (fen, _, _) in enumerate(rows)]
     result = fit.fit(rows, params.current(), iterations=2, seed=1, holdout=0, k=0.005)
     positions = [features.extract(chess.Board(fen)) for fen, _, _ in rows]
-    fresh = fit.error(fit._scores(positions, result.weights), [label for _, label, _ in rows], result.k)
+    fresh = objective.error(objective.white_scores(positions, result.weights), [label for _, label, _ in rows],
+                            result.k)
     assert abs(fresh - result.error_after) < 1e-12
 
 
@@ -267,7 +268,7 @@ def test_write_produces_an_importable_module_with_the_fitted_weights(tmp_path, c
     weights[params.NAMES.index("PASSED_EG[5]")] = 77
     weights[params.NAMES.index("MG_TABLES[2][27]")] = -5
     weights[params.TEMPO_INDEX] = 12
-    result = fit.FitResult(params.NAMES, weights, params.current(), 0.005, 0.1, 0.09, None, None, 100, 0,
+    result = objective.FitResult(params.NAMES, weights, params.current(), 0.005, 0.1, 0.09, None, None, 100, 0,
                            "positions.csv", 1, 1, 1, 1, "all", 3)
     fit.save(result, str(tmp_path / "tuned.json"))
     out = tmp_path / "weights_tuned.py"
@@ -448,8 +449,8 @@ def test_extract_reads_each_moves_search_score_from_whites_side(tmp_path):
 
 
 def test_blended_labels_mix_the_result_with_the_scores_win_probability():
-    assert fit.blend([1.0, 0.0, 0.5], [0, None, 200], 0.005, 0.0) == [1.0, 0.0, 0.5]
-    blended = fit.blend([1.0, 0.0, 0.5], [0, None, 200], 0.005, 0.25)
+    assert objective.blend([1.0, 0.0, 0.5], [0, None, 200], 0.005, 0.0) == [1.0, 0.0, 0.5]
+    blended = objective.blend([1.0, 0.0, 0.5], [0, None, 200], 0.005, 0.25)
     assert blended[0] == 0.75 * 1.0 + 0.25 * 0.5 and blended[1] == 0.0
     assert abs(blended[2] - (0.375 + 0.25 / (1 + math.exp(-1.0)))) < 1e-12
     # In a fit, only the fitted positions' labels change; the held-out ones stay the results.
