@@ -123,6 +123,11 @@ DISTRIBUTION = "pruner-chess"
 """The name on PyPI (``pruner`` there is another project); pyproject's ``[project] name``."""
 
 
+LAB_PACKAGES = sorted(name for name in os.listdir(os.path.join(ROOT, "scripts"))
+                      if os.path.isfile(os.path.join(ROOT, "scripts", name, "__init__.py")))
+"""The match lab's libraries (scripts/matchlib, tunelib, nnuelib): packages of the distribution."""
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """A non-editable ``pip install`` of the tracked sources into a fresh directory: the path."""
@@ -130,7 +135,9 @@ def installed(tmp_path_factory):
     source = tmp_path / "source"
     for name in subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
                                check=True).stdout.splitlines():
-        if name.split("/")[0] in ("engine", "protocol") or name in ("pyproject.toml", "README.md", "LICENSE"):
+        parts = name.split("/")
+        if parts[0] in ("engine", "protocol") or name in ("pyproject.toml", "README.md", "LICENSE") \
+                or parts[0] == "scripts" and len(parts) > 2 and parts[1] in LAB_PACKAGES:
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             (source / name).write_bytes(open(os.path.join(ROOT, name), "rb").read())
     target = tmp_path / "site"
@@ -148,12 +155,22 @@ def run_installed(installed, *argv, stdin=""):
 
 def test_a_non_editable_install_carries_every_subpackage(installed):
     """`pip install .` (the README's first command) installs a `pruner` whose every subcommand
-    imports: a package list that names only the top level builds one without protocol.uci."""
+    imports: a package list that names only the top level builds one without protocol.uci.
+    The lab's libraries come with it (from scripts/), and import from the install alone."""
     packages = sorted(os.path.relpath(top, ROOT).replace(os.sep, ".")
                       for top, _, names in os.walk(ROOT) if "__init__.py" in names
                       and os.path.relpath(top, ROOT).split(os.sep)[0] in ("engine", "protocol"))
+    packages += sorted(os.path.relpath(top, os.path.join(ROOT, "scripts")).replace(os.sep, ".")
+                       for lab in LAB_PACKAGES for top, _, names in os.walk(os.path.join(ROOT, "scripts", lab))
+                       if "__init__.py" in names)
+    assert {"protocol.uci", "matchlib", "tunelib", "nnuelib"} <= set(packages)
     for package in packages:
         assert (installed / package.replace(".", os.sep) / "__init__.py").is_file(), package
+    assert not (installed / "scripts").exists() and not (installed / "match.py").exists()  # the scripts are programs
+    code = "import matchlib.runner, tunelib.fit, nnuelib.datagen as d; print(d.__file__)"
+    lab = subprocess.run([sys.executable, "-c", code], cwd=str(installed.parent), capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(installed)), timeout=60)
+    assert lab.returncode == 0 and lab.stdout.startswith(str(installed)), lab.stderr
     run = run_installed(installed, stdin="uci\nquit\n")
     assert "uciok" in run.stdout, run.stderr
     run = run_installed(installed, "analyse", "--help")
