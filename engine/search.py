@@ -387,10 +387,11 @@ class Searcher:
         return ordered
 
     def _tablebase_root(self, moves: List[int], root_state) -> List[int]:
-        """Root in the tables: the moves in tablebase rank order (DTZ with the fifty-move
-        counter and repetitions, as Stockfish ranks them); each line is then searched among
-        the moves of one rank only, so the best line always keeps the best result and a win
-        makes progress. Outside the tables, or with a table missing, ``moves`` as they are."""
+        """Root in the tables: the moves in tablebase rank order (``Tablebases.rank_root_moves``:
+        a win by DTZ with the fifty-move counter, a move that draws by repetition or the rule
+        as a draw); each line is then searched among the moves of one rank only, so the best
+        line always keeps the best result and a win makes progress. Outside the tables, or
+        with a table missing, ``moves`` as they are."""
         tablebases = self.tablebases
         board = self.root_board
         if not tablebases.covers(board):
@@ -407,8 +408,7 @@ class Searcher:
             undo_move(pos)
             return fifty or keys.count(child_key) >= 2  # a third occurrence
 
-        repeated = len(set(keys)) < len(keys)  # since the last capture or pawn move
-        ranked = tablebases.rank_root_moves(board, [to_move(m) for m in moves], repeated, is_draw_after)
+        ranked = tablebases.rank_root_moves(board, [to_move(m) for m in moves], is_draw_after)
         if ranked is None:
             return moves
         self.tbhits += len(ranked)

@@ -6,10 +6,13 @@ win scores ``TB_WIN - ply`` (below every mate score, above every evaluation); th
 fifty-move-rule results score as draws. A WDL value holds for a fifty-move counter of zero,
 so the tree probes only right after a capture or pawn move.
 
-At the root the moves are ranked by DTZ with the game's fifty-move counter and repetitions,
-as Stockfish ranks them (``Tablebases::root_probe``): every move that wins within the
-fifty-move budget ranks the same until a position has repeated, then only the fastest
-zeroing wins rank first, so a won ending is converted instead of drawn by the fifty-move rule.
+At the root the moves are ranked by DTZ with the game's fifty-move counter, as Stockfish
+ranks them (``Tablebases::root_probe``) but stricter: a win ranks by its distance to zeroing
+(the fastest first) from the first move on, not only once a position has repeated, so every
+move of a won ending brings the mate, capture or pawn move nearer and the win is converted
+within the fifty-move rule whatever the engine knows of the game's history (told only a FEN,
+it cannot see repetitions). Draws rank alike, losses by how long they last (the search
+chooses among equals).
 
 Table files are opened through ``engine.datafile``: only regular files (a FIFO or a device
 named like a table is never opened), each mapped once when the tables are loaded and kept
@@ -60,11 +63,14 @@ def rank_score(rank: int) -> int:
     return -TB_WIN + 1
 
 
-def _dtz_rank(dtz: int, fifty: int, repeated: bool) -> int:
-    """Stockfish's root rank of a move with ``dtz`` plies to zeroing (counted from the root,
-    positive when the mover wins) at fifty-move counter ``fifty``."""
+def _dtz_rank(dtz: int, fifty: int) -> int:
+    """The root rank of a move with ``dtz`` plies to zeroing (counted from the root, positive
+    when the mover wins) at fifty-move counter ``fifty``. Losses rank as Stockfish ranks them;
+    wins always by DTZ (Stockfish ranks every win within the fifty-move budget alike until a
+    position repeats and lets its search find the mate: Pruner's shallower search shuffled,
+    and without the game's moves it never saw the repetition; docs/gui.md)."""
     if dtz > 0:
-        return MAX_DTZ if dtz + fifty <= 99 and not repeated else MAX_DTZ - (dtz + fifty)
+        return MAX_DTZ - (dtz + fifty)
     if dtz < 0:
         return -MAX_DTZ if -dtz * 2 + fifty < 100 else -MAX_DTZ + (-dtz + fifty)
     return 0
@@ -73,6 +79,18 @@ def _dtz_rank(dtz: int, fifty: int, repeated: bool) -> int:
 _DTZ_OF_ZEROING = {2: 1, 1: 101, 0: 0, -1: -101, -2: -1}
 """DTZ of a move that zeroes the counter itself, by the WDL after it (Stockfish's
 ``dtz_before_zeroing``)."""
+
+
+class _Tables(chess.syzygy.Tablebase):
+    """python-chess's tables, knowing the two dead draws that need no file: a king and a bishop
+    or a knight against a bare king. Complete Syzygy sets ship KBvK and KNvK; a partial set
+    (tests/data/syzygy has none) lacks them, and python-chess looks them up for every position
+    where a pawn can under-promote, so a KPvK root near promotion could not be ranked at all."""
+
+    def probe_wdl_table(self, board: chess.Board) -> int:
+        if _popcount(board.occupied) == 3 and board.occupied == board.kings | board.bishops | board.knights:
+            return 0
+        return super().probe_wdl_table(board)
 
 
 class Tablebases:
@@ -91,7 +109,7 @@ class Tablebases:
         Unix, ``;`` on Windows). Each file is opened once: one that cannot be read is left
         out with a message in ``problems``. Raises ``OSError`` or ``ValueError`` when no
         table can be used."""
-        tables = chess.syzygy.Tablebase(max_fds=None)  # never closed and re-opened by path
+        tables = _Tables(max_fds=None)  # never closed and re-opened by path
         loaded = 0
         problems: List[str] = []
         for directory in filter(None, path.split(os.pathsep)):
@@ -159,14 +177,13 @@ class Tablebases:
             return -TB_WIN + ply
         return 0
 
-    def rank_root_moves(self, board: chess.Board, moves: Sequence[chess.Move], repeated: bool = False,
+    def rank_root_moves(self, board: chess.Board, moves: Sequence[chess.Move],
                         is_draw_after=None) -> Optional[List[Tuple[chess.Move, int]]]:
         """``(move, rank)`` for each of ``moves`` (legal in ``board``), best rank first, the
         order of ``moves`` kept among equal ranks; None when a table is missing.
 
-        ``repeated``: a position has repeated since the last capture or pawn move (then only
-        the fastest wins rank first). ``is_draw_after(move)``: True when the move draws at
-        once by repetition or the fifty-move rule (the tables do not know the game).
+        ``is_draw_after(move)``: True when the move draws at once by repetition or the
+        fifty-move rule (the tables do not know the game).
         """
         fifty = board.halfmove_clock
         ranked = []
@@ -193,7 +210,7 @@ class Tablebases:
                 return None
             finally:
                 board.pop()
-            ranked.append((move, _dtz_rank(dtz, fifty, repeated)))
+            ranked.append((move, _dtz_rank(dtz, fifty)))
         ranked.sort(key=lambda item: -item[1])  # stable: the caller's order among equals
         return ranked
 

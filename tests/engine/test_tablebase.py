@@ -34,28 +34,47 @@ def searcher_with(tables) -> Searcher:
 
 # -- root ranking ------------------------------------------------------------------------------
 
-def test_fresh_win_ranks_every_winning_move_alike(tables):
+def _zeroing_distance(tables, board: chess.Board, move: chess.Move) -> int:
+    """Plies from ``board`` to the next capture, pawn move or mate after ``move``, best play."""
+    board.push(move)
+    try:
+        return 1 if board.is_checkmate() or board.halfmove_clock == 0 else 1 - tables.tables.probe_dtz(board)
+    finally:
+        board.pop()
+
+
+def test_a_win_ranks_its_moves_by_their_distance_to_zeroing(tables):
+    """The fastest wins first from the first move on (it used to rank every win alike until a
+    position repeated: Pruner then shuffled, and told only a FEN it never saw the repetition)."""
     board = chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 0 1")
+    ranked = tables.rank_root_moves(board, list(board.legal_moves))
+    wins = [(move, rank) for move, rank in ranked if rank >= WIN_RANK]
+    assert len(wins) == len(ranked)  # no move gives the rook away here
+    distances = [_zeroing_distance(tables, board, move) for move, _ in wins]
+    assert distances == sorted(distances) and distances[0] < distances[-1]
+    assert [rank for _, rank in wins] == [MAX_DTZ - distance for distance in distances]
+    assert distances[0] == tables.tables.probe_dtz(board)  # the first rank: a fastest move
+    hanging = chess.Move.from_uci("a1a4")  # Ra4+ Kc3: slower, still a win; Rd1+?? Kxd1 would not be
+    assert dict(ranked)[hanging] >= WIN_RANK
+
+
+def test_the_fifty_move_counter_turns_the_slow_wins_into_cursed_ones(tables):
+    moves = list(chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 0 1").legal_moves)
+    fresh = tables.rank_root_moves(chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 0 1"), moves)
+    late = tables.rank_root_moves(chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 70 80"), moves)
+    assert [move for move, _ in late] == [move for move, _ in fresh]  # the same order...
+    assert late[0][1] >= WIN_RANK  # ...the fastest still wins...
+    assert sum(rank >= WIN_RANK for _, rank in late) < len(late)  # ...the slowest would hit the rule
+
+
+def test_kpvk_near_promotion_is_ranked_without_kbvk_and_knvk_tables(tables):
+    """tests/data/syzygy has no KBvK or KNvK table (dead draws): python-chess needed them for
+    every under-promotion, so this root was not ranked at all."""
+    board = chess.Board("8/4P3/8/8/8/2k5/8/K7 w - - 0 1")
     ranked = dict(tables.rank_root_moves(board, list(board.legal_moves)))
-    assert max(ranked.values()) == MAX_DTZ
-    assert all(rank == MAX_DTZ or rank == 0 for rank in ranked.values())
-    hanging = chess.Move.from_uci("a1a4")  # Ra4+ Kc3: still a win; Rd1+?? Kxd1 would not be
-    assert ranked[hanging] == MAX_DTZ
-
-
-def test_fifty_move_counter_and_repetitions_narrow_the_winning_moves(tables):
-    fresh = chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 0 1")
-    moves = list(fresh.legal_moves)
-    wide = [m for m, rank in tables.rank_root_moves(fresh, moves) if rank == MAX_DTZ]
-    late = chess.Board("8/8/8/8/3k4/8/8/R3K3 w - - 70 80")
-    ranked = tables.rank_root_moves(late, moves)
-    top = [m for m, rank in ranked if rank == ranked[0][1]]
-    assert ranked[0][1] >= WIN_RANK  # still a win...
-    assert len(top) < len(wide)  # ...by fewer moves: the slow ones would hit the fifty-move rule
-    # After a repetition only the fastest zeroing wins rank first, whatever the counter.
-    repeated = tables.rank_root_moves(fresh, moves, repeated=True)
-    fastest = [m for m, rank in repeated if rank == repeated[0][1]]
-    assert len(fastest) < len(wide) and repeated[0][1] >= WIN_RANK
+    assert ranked[chess.Move.from_uci("e7e8q")] == ranked[chess.Move.from_uci("e7e8r")] == MAX_DTZ - 1
+    assert ranked[chess.Move.from_uci("e7e8b")] == ranked[chess.Move.from_uci("e7e8n")] == 0
+    assert tables.wdl(chess.Board("8/8/8/8/8/3k4/8/KN6 w - - 0 1")) == 0
 
 
 def test_cursed_win_is_a_small_score_not_a_win(tables):
@@ -149,6 +168,42 @@ def test_won_endings_are_converted(tables, fen, what):
     board = play(fen, tables, chess.WHITE)
     assert board.is_checkmate() and board.turn == chess.BLACK, (
         "%s: not won after %d plies: %s" % (what, len(board.move_stack), board.fen()))
+
+
+def self_play_told_only_fens(fen: str, tables, depth: int = 3, max_plies: int = 120) -> chess.Board:
+    """Pruner against itself at a fixed depth, each move searched from the position's FEN alone
+    (no game moves: some programs send only the FEN, and the engine cannot see repetitions);
+    the final board, with its moves."""
+    board = chess.Board(fen)
+    searchers = {chess.WHITE: searcher_with(tables), chess.BLACK: searcher_with(tables)}
+    while not game_over(board) and len(board.move_stack) < max_plies:
+        board.push(searchers[board.turn].search(chess.Board(board.fen()), Limits(depth=depth)).best_move)
+    return board
+
+
+TOLD_ONLY_FENS = [
+    ("8/8/2k5/8/8/3r4/8/4KQ2 w - - 0 1", "KQvKR, Qxd3 (issue 44)"),
+    ("qk6/8/8/8/8/4K3/8/8 b - - 0 1", "KQvK, Black"),
+    ("8/8/8/3k4/5R2/8/8/K7 w - - 0 1", "KRvK, 31 plies to mate"),
+    ("8/8/8/8/8/2k1P3/8/4K3 w - - 0 1", "KPvK"),
+]
+
+
+@pytest.mark.parametrize("fen,what", TOLD_ONLY_FENS, ids=[w for _, w in TOLD_ONLY_FENS])
+def test_every_move_of_a_won_ending_brings_the_next_zeroing_nearer(tables, fen, what):
+    """Told only the FEN, the winner used to shuffle into a threefold repetition (the issue's
+    Qb5 Ka8 Qb3 Ka7 Qb5 Ka8): now each of its moves lowers the distance to the next capture,
+    pawn move or mate by the tables, and the game ends in mate."""
+    board = self_play_told_only_fens(fen, tables)
+    winner = chess.Board(fen).turn
+    assert board.is_checkmate() and board.turn != winner, "%s: %s after %d plies" % (
+        what, board.fen(), len(board.move_stack))
+    replay = chess.Board(fen)
+    for move in board.move_stack:
+        if replay.turn == winner:
+            before = tables.tables.probe_dtz(replay)
+            assert _zeroing_distance(tables, replay, move) <= before, (what, replay.fen(), move)
+        replay.push(move)
 
 
 DRAWN = [
