@@ -140,13 +140,13 @@ def prepare(directories: Sequence[str], mirror: bool = True,
 class TrainSettings:
     """What decides a net (with the data): the file's header records the shape and scale."""
 
-    hidden: int = 32
-    epochs: int = 12
-    batch: int = 16384
+    hidden: int = 64
+    epochs: int = 16
+    batch: int = 8192
     lr: float = 2e-3
     lr_drop: float = 0.7
     """The learning rate is multiplied by this after every epoch from the third."""
-    lam: float = 0.75
+    lam: float = 1.0
     """The teacher's share of the label (the game result has the rest)."""
     k: float = 400.0
     """Centipawns of one unit before the sigmoid (the score-to-expectation scale)."""
@@ -156,7 +156,7 @@ class TrainSettings:
     net that learnt the difference would inflate every score the search's margins compare."""
     residual: bool = True
     """The net corrects the classical evaluation (else it replaces it)."""
-    weight_decay: float = 0.0
+    weight_decay: float = 3.0
     """Decoupled weight decay (AdamW) of W1 and W2 per step, times the learning rate: with a
     few hundred thousand positions a net fits noise in single piece-squares, which moves the
     evaluation between sibling positions without ranking them better."""
