@@ -111,7 +111,7 @@ def cmd_train(options) -> int:
     from nnuelib import train
     settings = train.TrainSettings(hidden=options.hidden, epochs=options.epochs, batch=options.batch, lr=options.lr,
                                    lam=options.lam, residual=not options.replace, seed=options.seed,
-                                   weight_decay=options.weight_decay)
+                                   weight_decay=options.weight_decay, holdout=options.holdout)
     data = train.Prepared.load(options.data)
     if options.limit:
         data = data.subset(slice(0, options.limit))
@@ -182,6 +182,7 @@ def main(argv=None) -> int:
     tr.add_argument("--teacher-scale", type=float, default=0.0,
                     help="divide the teacher's scores by this (0: fit it to the classical evaluation)")
     tr.add_argument("--seed", type=int, default=1)
+    tr.add_argument("--holdout", type=int, default=50, help="hold out one game in this many")
     tr.add_argument("--weight-decay", type=float, default=3.0, help="AdamW decay of W1 and W2")
     tr.add_argument("--limit", type=int, default=0, help="use only the first N positions")
     tr.set_defaults(run=cmd_train)
