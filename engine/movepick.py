@@ -1,5 +1,6 @@
 """Move ordering: staged generation (hash move, good captures, killers, quiets by history,
-losing captures), with static exchange evaluation (SEE) to tell good captures from bad.
+losing captures), with static exchange evaluation (SEE) to tell good captures from bad. The
+killers and the history are ``engine.history``'s; this module only reads them.
 
 Stages are generated lazily, so a node that cuts off on the hash move or a capture never
 pays for quiet-move generation (the most expensive generation step; ``engine.movegen``
@@ -17,6 +18,7 @@ from typing import Iterator, List, Tuple
 from engine.attacks import (BACKRANKS, DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, H8, KING, KNIGHT, LINE,
                             PAWN_ATTACKS, RANK_ATTACKS, RANK_MASKS, SQUARES)
 from engine.board import Position, attackers
+from engine.history import MoveStats
 from engine.movegen import (ep_captures as _ep_captures, is_legal, legal_captures, legal_quiets, queen_promotions,
                             slider_blockers)
 
@@ -31,11 +33,6 @@ _ORDER_SHIFT = 23
 _CAPTURE_SCORE = [[PIECE_VALUE[victim] * 8 - attacker for attacker in range(7)] for victim in range(7)]
 """MVV-LVA score by victim and attacker type (victim 0: en passant, scored as a pawn)."""
 _CAPTURE_SCORE[0] = _CAPTURE_SCORE[1]
-
-
-def history_index(color: int, move: int) -> int:
-    """Index of ``move`` by ``color`` in the flat history table (2 * 64 * 64 entries)."""
-    return color << 12 | (move & 4095)
 
 
 def see(pos: Position, move: int) -> int:
@@ -224,8 +221,8 @@ def killer_moves(pos: Position, killers: List[int], tt_move: int) -> List[int]:
 
 def quiet_moves(pos: Position, in_check: bool, history: List[int], tt_move: int, killers: List[int]) -> List[int]:
     """The quiet moves (queen promotions are tactical), less the hash move and the killers
-    tried, by history (stable: generation order among equals)."""
-    base = pos.turn << 12
+    tried, by ``history`` (``MoveStats.history``; stable: generation order among equals)."""
+    base = pos.turn << 12  # engine.history.history_index, inline: one call fewer per move
     packed = []
     place = 255 << 15
     for move in legal_quiets(pos, in_check):
@@ -236,10 +233,11 @@ def quiet_moves(pos: Position, in_check: bool, history: List[int], tt_move: int,
     return [code & 32767 for code in packed]
 
 
-def ordered_moves(pos: Position, tt_move: int, killers: List[int], history: List[int],
+def ordered_moves(pos: Position, tt_move: int, stats: MoveStats, ply: int,
                   in_check: bool) -> Iterator[Tuple[int, bool]]:
-    """Yield ``(move, is_quiet)`` for every legal move, best-first by stage (``tt_move`` and
-    killers 0 when there are none). The search's move loop runs the same stages inline."""
+    """Yield ``(move, is_quiet)`` for every legal move, best-first by stage (``tt_move`` 0 when
+    there is none; the killers of ``ply`` and the history from ``stats``). The search's move
+    loop runs the same stages inline."""
     if tt_move and is_legal(pos, tt_move):
         yield tt_move, not (is_capture(pos, tt_move) or tt_move >> 12 == 5)
 
@@ -251,10 +249,10 @@ def ordered_moves(pos: Position, tt_move: int, killers: List[int], history: List
             else:
                 yield move, False
 
-    tried = killer_moves(pos, killers, tt_move)
+    tried = killer_moves(pos, stats.killers(ply), tt_move)
     for killer in tried:
         yield killer, True
-    for move in quiet_moves(pos, in_check, history, tt_move, tried):
+    for move in quiet_moves(pos, in_check, stats.history, tt_move, tried):
         yield move, True
     for move in losing:
         yield move, False

@@ -1,6 +1,6 @@
 """Searcher: iterative deepening, negamax alpha-beta with PVS, quiescence search.
 
-One ``Searcher`` owns all search state (transposition table, killers, history, counters);
+One ``Searcher`` owns all search state (transposition table, move-ordering statistics, counters);
 ``new_game()`` resets it. ``search()`` takes a python-chess board and searches the tree on
 its own board (``engine.board.Position``, moves as integer codes: ``engine.attacks``); moves
 become ``chess.Move`` again only in what it reports (``SearchInfo.pv``, ``SearchResult``). It
@@ -25,10 +25,11 @@ from engine import timeman
 from engine.attacks import from_move, popcount, to_move
 from engine.board import Position, in_check as is_in_check, is_insufficient_material
 from engine.evaluate import evaluate, evaluate_position, net_named, use_net, use_weights, weights_name
+from engine.history import MoveStats
 from engine.makemove import do_move, do_null, undo_move
 from engine.movegen import generate, is_legal
-from engine.movepick import (PIECE_VALUE, history_index, is_capture, killer_moves, loses_material, ordered_moves,
-                             quiet_moves, tactical_moves)
+from engine.movepick import (PIECE_VALUE, is_capture, killer_moves, loses_material, ordered_moves, quiet_moves,
+                             tactical_moves)
 from engine.tablebase import Tablebases, rank_score
 from engine.tt import EXACT, FIFTY_FREE, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt, tt_key
 from engine.types import (DRAW, INF, MATE, MATE_BOUND, MAX_PLY, TB_BOUND, Limits, SearchInfo, SearchProgress,
@@ -39,9 +40,6 @@ CHECK_INTERVAL = 128
 
 MAX_DEPTH = 100
 """Iterative deepening never goes deeper (reached only in trivial positions)."""
-
-HISTORY_MAX = 16384
-"""History scores saturate towards this bound (history gravity)."""
 
 PROGRESS_AFTER = 1.0
 """Seconds into a search before ``on_progress`` hears anything: from then on each root move
@@ -173,10 +171,8 @@ class Searcher:
         self.tt = TranspositionTable(hash_mb)
         self.move_overhead_ms = 10
         """Milliseconds subtracted from every time budget (GUI and pipe latency)."""
-        self.history = [0] * 8192
-        """Butterfly history: quiet-move scores by side and from-to (``history_index``)."""
-        self.killers: List[List[int]] = [[0, 0] for _ in range(MAX_PLY + 2)]
-        """Two killer move codes per ply (0: none)."""
+        self.stats = MoveStats()
+        """Move-ordering statistics (killers, history): kept across searches, cleared by ``new_game``."""
         self.nodes = 0
         self.seldepth = 0
         self.tablebases: Optional[Tablebases] = None
@@ -197,12 +193,7 @@ class Searcher:
     def new_game(self) -> None:
         """Forget everything learned from earlier searches."""
         self.tt.clear()
-        self.clear_move_stats()
-
-    def clear_move_stats(self) -> None:
-        """Forget the move-ordering statistics: history and killers."""
-        self.history = [0] * 8192
-        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+        self.stats.clear()
 
     def set_hash(self, mb: int) -> None:
         """Resize the transposition table to ``mb`` megabytes (clears it)."""
@@ -378,8 +369,7 @@ class Searcher:
         """Legal root moves (restricted by ``searchmoves``), hash move and captures first."""
         pos = self.pos
         entry = self.tt.probe(tt_key(pos.key, pos.hmc))
-        ordered = [m for m, _ in ordered_moves(pos, entry[1] if entry else 0, self.killers[0], self.history,
-                                               is_in_check(pos))]
+        ordered = [m for m, _ in ordered_moves(pos, entry[1] if entry else 0, self.stats, 0, is_in_check(pos))]
         if limits.searchmoves:
             wanted = {from_move(m) for m in limits.searchmoves}
             restricted = [m for m in ordered if m in wanted]
@@ -731,8 +721,9 @@ class Searcher:
         # +- 50 Elo at 5+0.05, 120 games. docs/strength.md lists the techniques tried since,
         # none adopted, with the commit each can be revived from.)
         keys = self.keys
-        history = self.history
-        killers = self.killers[ply]
+        stats = self.stats
+        history = stats.history
+        killers = stats.killers(ply)
         best = -INF
         best_move = 0
         searched = 0
@@ -801,8 +792,8 @@ class Searcher:
                     if pv_node:
                         pv_table[ply] = [move] + pv_table[ply + 1]
                     if alpha >= beta:
-                        if quiet:
-                            self._reward_quiet(move, quiets_tried, depth, killers, pos.turn)
+                        if quiet:  # a killer, and history for it and against the quiets tried before
+                            stats.reward(move, quiets_tried, depth, ply, pos.turn)
                         break
             if quiet:
                 quiets_tried.append(move)
@@ -818,20 +809,6 @@ class Searcher:
             bound = UPPER
         self.tt.store(table_key, best_move, score_to_tt(best, ply), depth, bound)
         return best
-
-    def _reward_quiet(self, move: int, tried: List[int], depth: int, killers: List[int], color: int) -> None:
-        """A quiet move cut off: make it a killer, raise its history, lower those of the quiets
-        tried before it."""
-        if killers[0] != move:
-            killers[1] = killers[0]
-            killers[0] = move
-        history = self.history
-        bonus = min(depth * depth, 400)
-        index = history_index(color, move)
-        history[index] += bonus - history[index] * bonus // HISTORY_MAX
-        for other in tried:
-            index = history_index(color, other)
-            history[index] -= bonus + history[index] * bonus // HISTORY_MAX
 
     def _qsearch(self, alpha: int, beta: int, ply: int, in_check: Optional[bool] = None) -> int:
         """Quiescence search: captures and queen promotions (all evasions when in check).

@@ -26,7 +26,6 @@ outlives the engine.
 
 import multiprocessing
 import os
-import random
 import signal
 from dataclasses import replace
 from typing import Any, Callable, List, Optional
@@ -349,11 +348,9 @@ class HelperSearcher(Searcher):
 
     def reset(self) -> None:
         """New game: fresh history and killers (the main process clears the shared table)."""
-        self.clear_move_stats()
-        if self.index >= 2:
-            # Lazy SMP: a little noise in the history orders quiet moves differently per helper.
-            rng = random.Random(self.index)
-            self.history = [rng.randrange(64) for _ in range(8192)]
+        # Lazy SMP: from the second helper on, a little noise in the history orders quiet
+        # moves differently per helper.
+        self.stats.clear(seed=self.index if self.index >= 2 else None)
 
     def _iterate(self, depth: int, root_moves: List[int], state, multipv: int,
                  previous_score: int) -> List[SearchInfo]:

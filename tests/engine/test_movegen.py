@@ -17,6 +17,7 @@ import pytest
 
 from engine.attacks import from_move, to_move
 from engine.board import Position, in_check
+from engine.history import MoveStats
 from engine.makemove import do_move, undo_move
 from engine.movegen import generate, is_legal, legal_captures, legal_quiets, queen_promotions
 from engine.movepick import ordered_moves, tactical_moves
@@ -28,7 +29,8 @@ STANDARD = os.path.join(EPD_DIR, "perft_standard.epd")
 CHESS960 = os.path.join(EPD_DIR, "perft_chess960.epd")
 CHUNKS = 8
 
-HISTORY = [0] * 8192
+NO_STATS = MoveStats()
+"""No killers, every history score 0."""
 
 
 def load(path: str, chess960: bool = False):
@@ -43,7 +45,7 @@ def staged_perft(board: chess.Board, depth: int, counts: List[int], ply: int = 0
     with ``do_move``/``undo_move``) and checking them at every node against python-chess."""
     if pos is None:
         pos = Position(board)
-    moves = [to_move(move) for move, _ in ordered_moves(pos, 0, [0, 0], HISTORY, in_check(pos))]
+    moves = [to_move(move) for move, _ in ordered_moves(pos, 0, NO_STATS, ply, in_check(pos))]
     unique = set(moves)
     assert len(moves) == len(unique), "a move yielded twice in %s" % board.fen()
     legal = set(board.legal_moves)
@@ -98,7 +100,8 @@ def test_ordering_hints_never_change_the_move_set():
     """A hash move, killers (legal, illegal, captures) and history only reorder the moves."""
     board, _ = load(CHESS960, chess960=True)[17]
     legal = list(board.legal_moves)
-    history = [(i * 7919) % 301 - 150 for i in range(8192)]
+    stats = MoveStats()
+    stats.history = [(i * 7919) % 301 - 150 for i in range(8192)]
     castles = [m for m in legal if board.is_castling(m)]
     hints = [(legal[0], [legal[1], legal[2]]),
              (legal[-1], [chess.Move.from_uci("a1a8"), None]),
@@ -106,7 +109,8 @@ def test_ordering_hints_never_change_the_move_set():
     pos = Position(board)
     for tt_move, killers in hints:
         codes = [from_move(m) if m else 0 for m in [tt_move] + killers]
-        moves = [to_move(m) for m, _ in ordered_moves(pos, codes[0], codes[1:], history, board.is_check())]
+        stats.killers(3)[:] = codes[1:]
+        moves = [to_move(m) for m, _ in ordered_moves(pos, codes[0], stats, 3, board.is_check())]
         assert len(moves) == len(set(moves)) and set(moves) == set(legal)
         if tt_move is not None:
             assert moves[0] == tt_move
