@@ -18,7 +18,7 @@ or give up on an endless one, run in every profile. Invariants, checked on every
 * every record names its input (``path:line``, a line that exists).
 
 The default suite runs a few hundred inputs in-process (seconds); ``pytest -m slow
-tests/analyse/test_fuzz.py`` runs the heavy profile (docs/hardening.md has its figures).
+tests/analyse/test_analyse_fuzz.py`` runs the heavy profile (docs/hardening.md has its figures).
 """
 
 import bz2
