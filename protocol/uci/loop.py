@@ -170,6 +170,18 @@ class UciLoop:
             if not self._held or not self.run_held():
                 return True
 
+    def wait_task_idle(self, timeout: Optional[float] = None) -> bool:
+        """Wait for the running perft or bench (not a search, which may be endless) to end and
+        run the commands held behind it (for in-process tests); True if no task runs."""
+        while True:
+            task = self.state.tasks.current
+            if task is not None and task.thread is not None:
+                task.thread.join(timeout)
+                if task.thread.is_alive():
+                    return False
+            if not self._held or not self.run_held():
+                return True
+
     def finish_at_end_of_input(self) -> None:
         """Input ended: a perft or bench runs to its end, and so do the commands held behind it;
         then the search ends as ``EngineState.finish_search`` says (a bounded one runs to its
