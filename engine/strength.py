@@ -1,5 +1,5 @@
-"""Weaker play for ``UCI_LimitStrength``/``UCI_Elo``: a node budget per move and a noisy pick
-among the best lines of a MultiPV search, on a scale calibrated against Stockfish.
+"""Weaker play for ``UCI_LimitStrength``/``UCI_Elo`` and ``Skill Level``: a node budget per move
+and a noisy pick among the best lines of a MultiPV search, on a scale calibrated against Stockfish.
 
 The model works on its own scale of **levels** (``min_level`` to ``max_level``); all its
 constants live in ``StrengthModel``:
@@ -31,6 +31,10 @@ a straight line through the points near it, so it bends where they do: ``Calibra
 ``UCI_Elo`` a GUI asks for into a level (``limit_for_uci_elo``), and the
 option's range is what the fit gives at the lowest and highest measured levels, so that no
 setting promises a strength the matches did not reach.
+
+**Skill Level** (0-20, Stockfish's other strength option): 20 is full strength, 0-19 play the
+``UCI_Elo`` settings spread evenly over that range (``elo_for_skill_level``);
+``UCI_LimitStrength`` on takes precedence, as in Stockfish (``strength_for_options``).
 
 **A level by hand** (calibration only). ``scripts/calibrate.py`` measures levels, not settings:
 with ``UCI_LimitStrength`` on, the environment variable ``PRUNER_STRENGTH_LEVEL`` (a level from
@@ -447,3 +451,37 @@ def strength_for(elo: int, calibration: Optional[Calibration] = None) -> Tuple[S
     if level is not None:
         return StrengthLimit(level, calibration.model), None
     return limit_for_uci_elo(elo, calibration), problem
+
+
+SKILL_LEVEL_MAX = 20
+"""``Skill Level`` at full strength, its default (as in Stockfish: 0 to 19 play weaker)."""
+
+
+def elo_for_skill_level(skill: int, calibration: Optional[Calibration] = None) -> Optional[int]:
+    """The ``UCI_Elo`` a ``Skill Level`` plays at, or None for full strength (20 and above).
+
+    Stockfish spreads its levels 0-19 over its own ``UCI_Elo`` range (1320-3190); here they
+    are spread evenly over the calibrated range (0 the weakest setting, 19 the strongest, about
+    68 Elo a step), so that every level is a strength the calibration measured. On Stockfish's
+    own scale (Skill Level 0 about 1320) Pruner's whole range would fall at and below its
+    Skill Level 3."""
+    if skill >= SKILL_LEVEL_MAX:
+        return None
+    calibration = calibration or UCI_ELO
+    step = (calibration.max_elo - calibration.min_elo) / (SKILL_LEVEL_MAX - 1)
+    return int(round(calibration.min_elo + max(skill, 0) * step))
+
+
+def strength_for_options(limit_strength: bool, uci_elo: int, skill_level: int,
+                         calibration: Optional[Calibration] = None
+                         ) -> Tuple[Optional[StrengthLimit], Optional[str]]:
+    """The strength limit the three options ask for, combined as Stockfish combines them:
+    ``UCI_LimitStrength`` on plays ``UCI_Elo`` (``strength_for``, whatever ``Skill Level``
+    says); off, a ``Skill Level`` below 20 plays its Elo (``elo_for_skill_level``); else None,
+    full strength. With the problem to report, as ``strength_for``."""
+    if limit_strength:
+        return strength_for(uci_elo, calibration)
+    elo = elo_for_skill_level(skill_level, calibration)
+    if elo is None:
+        return None, None
+    return limit_for_uci_elo(elo, calibration), None

@@ -127,6 +127,14 @@ class Tablebases:
         if close is not None:
             close()
 
+    def file_counts(self) -> Tuple[int, int]:
+        """How many WDL (``.rtbw``) and DTZ (``.rtbz``) files are in use (a file serves its
+        material both ways round, and is counted once)."""
+        tables = self.tables
+        if not isinstance(tables, chess.syzygy.Tablebase):
+            return 0, 0
+        return len({id(table) for table in tables.wdl.values()}), len({id(table) for table in tables.dtz.values()})
+
     def take_problems(self) -> List[str]:
         """The messages about unreadable tables found since the last call (each shown once)."""
         problems, self.problems = self.problems, []

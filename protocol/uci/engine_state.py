@@ -17,8 +17,8 @@ Threads and who owns what:
   holds a ``go`` that comes during a task until the task ends.
 
 A ``go`` answered from the opening book (``OwnBook``) prints ``bestmove`` at once from the
-loop's thread, without a search thread; with ``UCI_LimitStrength`` the search thread replaces
-the best move by the strength model's choice before printing it.
+loop's thread, without a search thread; with ``UCI_LimitStrength`` (or a ``Skill Level`` below
+20) the search thread replaces the best move by the strength model's choice before printing it.
 
 ``bestmove`` hand-off: the search thread stores its result and prints ``bestmove`` unless
 the search is held (``go infinite``, or ``go ponder`` before ``ponderhit``); ``stop``/
@@ -38,7 +38,7 @@ from typing import Any, Callable, List, Optional, Set, Tuple
 
 import chess
 
-from engine.strength import StrengthLimit, calibrated_params, strength_for
+from engine.strength import StrengthLimit, calibrated_params, strength_for_options
 from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
 from protocol.uci.options import Options
 from protocol.uci.output import Writer, join_unless_output_lost
@@ -99,7 +99,7 @@ class Search:
         self.shown = multipv
         """Lines the GUI asked for (``MultiPV``); a weakened search computes more, shows these."""
         self.strength = strength
-        """``UCI_LimitStrength``: the model that picks the move among the lines, or None."""
+        """``UCI_LimitStrength`` or ``Skill Level``: the model that picks the move among the lines, or None."""
         self.stop = threading.Event()
         self.thread: Optional[threading.Thread] = None
         # The fields below are guarded by EngineState._lock.
@@ -234,7 +234,7 @@ class EngineState:
         option = self.options.set(name, text)
         self._report_problems(self.options.loaded(option.name) if option.load is not None else None)
         value = self.options[option.name] if option.kind != "button" else None
-        note = option.note(value) if option.note is not None else None
+        note = option.note(self.options.argument(option.name)) if option.note is not None else None
         if note:
             self.send("info string " + note)
         self.debug_line("option %s = %s" % (option.name, value if option.kind != "button" else "(pressed)"))
@@ -300,12 +300,14 @@ class EngineState:
             self.writer.internal(exc)
         multipv = self.options["MultiPV"]
         strength = None
-        if self.options["UCI_LimitStrength"] and not limits.infinite:
-            strength, problem = strength_for(self.options["UCI_Elo"])
+        if not limits.infinite:  # analysis is never weakened
+            strength, problem = strength_for_options(self.options["UCI_LimitStrength"], self.options["UCI_Elo"],
+                                                     self.options["Skill Level"])
             if problem and problem not in self._reported:
                 self._reported.add(problem)
                 sys.stderr.write(problem + "\n")  # stderr, once, as PRUNER_PARAMS's problems
-            limits = strength.limits_for(limits)
+            if strength is not None:
+                limits = strength.limits_for(limits)
         self.debug_line("go %s multipv %d from %s; options %s" % (limits, multipv, board.fen(), self.options.summary()))
         search = Search(board, limits, multipv, strength, wdl=self.options["UCI_ShowWDL"])
         if strength is not None:
@@ -492,7 +494,7 @@ class EngineState:
             self._drain_pending()  # also hands the searcher back to the loop's thread
 
     def _weaker_choice(self, search: Search, result: SearchResult) -> SearchResult:
-        """``UCI_LimitStrength``: play the line the strength model picks instead of the best."""
+        """A limited strength: play the line the strength model picks instead of the best."""
         chosen = search.strength.choose(result.lines, self.rng)
         if chosen is None or not chosen.pv or chosen.pv[0] == result.best_move:
             return result

@@ -6,13 +6,14 @@ without a hook are read by the loop when a search starts (``MultiPV``, ``UCI_Elo
 inform the GUI (``Ponder``). An option naming a file (``BookFile``, ``SyzygyPath``) also has
 a ``load(value)`` hook: it opens the file at ``setoption`` (so a bad path is refused and the
 old value stands), and the loaded object is what ``apply`` receives and
-``Options.loaded(name)`` returns. A ``note(value)`` hook returns a line the loop shows as
+``Options.loaded(name)`` returns. A ``note(argument)`` hook returns a line the loop shows as
 ``info string`` when the option is set (how a value is taken, e.g. ``Threads`` beyond the
-CPUs). Examples of one-liners::
+CPUs, or what a file option loaded: ``SyzygyPath``'s table count); it gets what ``apply``
+gets. Examples of one-liners::
 
     Check("UCI_Chess960", False),
     Spin("Threads", 1, 1, 1024, apply=apply_threads, note=threads_note),
-    String("SyzygyPath", "", load=open_tablebases, apply=lambda searcher, tables: ...),
+    String("SyzygyPath", "", load=open_tablebases, apply=..., note=tablebases_found),
     Combo("Style", "Normal", ["Solid", "Normal", "Risky"]),
 """
 
@@ -33,7 +34,8 @@ PATH_MAX = 4096
 """Longest path a file option's error message repeats whole (Linux's ``PATH_MAX``)."""
 
 Note = Callable[[Any], Optional[str]]
-"""``note(value)``: a line to show the user about a value just set (``info string``), or None."""
+"""``note(argument)``: a line to show the user about a value just set (``info string``), or None;
+``argument`` is the value, or for a file option the object it loaded (as ``apply`` gets it)."""
 
 
 class OptionError(ValueError):
@@ -134,8 +136,8 @@ class String(Option):
     kind = "string"
 
     def __init__(self, name: str, default: str, apply: Optional[Apply] = None,
-                 apply_at_start: bool = True, load: Optional[Load] = None) -> None:
-        super().__init__(name, default, apply, apply_at_start, load)
+                 apply_at_start: bool = True, load: Optional[Load] = None, note: Optional[Note] = None) -> None:
+        super().__init__(name, default, apply, apply_at_start, load, note)
 
     def parse(self, text: Optional[str]) -> str:
         text = (text or "").strip()
@@ -181,6 +183,16 @@ def open_tablebases(path: str) -> Any:
         return None
     from engine.tablebase import Tablebases
     return Tablebases.open(path)
+
+
+def tablebases_found(tables: Any) -> Optional[str]:
+    """``SyzygyPath``: how many table files were loaded, in Stockfish's words (since Stockfish 17:
+    ``Found 510 WDL and 510 DTZ tablebase files (up to 6-man).``), or None for no tables."""
+    counts = getattr(tables, "file_counts", None)
+    if counts is None:
+        return None
+    wdl, dtz = counts()
+    return "Found %d WDL and %d DTZ tablebase files (up to %d-man)." % (wdl, dtz, tables.max_pieces)
 
 
 THREADS_MAX = 1024
@@ -232,12 +244,14 @@ def declared_options() -> List[Option]:
         Spin("Move Overhead", 10, 0, 5000, apply=lambda searcher, ms: setattr(searcher, "move_overhead_ms", ms)),
         Check("Ponder", False),
         Spin("MultiPV", 1, 1, 256),
+        # 20 plays at full strength; 0-19 at calibrated UCI_Elo settings (engine.strength).
+        Spin("Skill Level", strength.SKILL_LEVEL_MAX, 0, strength.SKILL_LEVEL_MAX),
         Check("UCI_AnalyseMode", False),
         Check("UCI_Chess960", False),
         Check("OwnBook", False),
         String("BookFile", "", load=open_book),
         String("SyzygyPath", "", load=open_tablebases,
-               apply=lambda searcher, tables: setattr(searcher, "tablebases", tables)),
+               apply=lambda searcher, tables: setattr(searcher, "tablebases", tables), note=tablebases_found),
         Check("UCI_LimitStrength", False),
         Spin("UCI_Elo", calibration.default_elo, calibration.min_elo, calibration.max_elo),
         Check("UCI_ShowWDL", False),

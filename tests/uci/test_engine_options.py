@@ -1,5 +1,5 @@
-"""What the UCI loop makes of the engine's own features: UCI_LimitStrength/UCI_Elo (the strength
-model of engine/strength.py, tested alone in tests/engine/test_strength.py), search parameters
+"""What the UCI loop makes of the engine's own features: UCI_LimitStrength/UCI_Elo and Skill Level
+(the strength model of engine/strength.py, tested alone in tests/engine/test_strength.py), search parameters
 from PRUNER_PARAMS, and a search that fails part-way. In-process: scripted lines on the loop, with
 fake or real searchers (tests/loop_helpers.py)."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from engine import bench
 from engine.search import Searcher, SearchParams
-from engine.strength import MODEL, UCI_ELO, calibrated_params, limit_for_uci_elo
+from engine.strength import MODEL, SKILL_LEVEL_MAX, UCI_ELO, calibrated_params, elo_for_skill_level, limit_for_uci_elo
 from engine.types import Limits
 from loop_helpers import WAIT, FailsAtDepth, Output, make_loop, run
 from protocol.uci.engine_state import default_searcher
@@ -92,6 +92,100 @@ def test_uci_elo_option_declares_the_calibrated_range_and_maps_to_levels():
                    for level in range(UCI_ELO.min_level, UCI_ELO.max_level))
     for elo in range(UCI_ELO.min_elo, UCI_ELO.max_elo + 1, 50):
         assert UCI_ELO.elo_at(limit_for_uci_elo(elo).level) == pytest.approx(elo, abs=steepest)
+
+
+# -- Skill Level ----------------------------------------------------------------------------
+
+def test_skill_level_is_declared_as_stockfish_declares_it():
+    loop, output, _ = make_loop()
+    run(loop, "uci")
+    assert [l for l in output.lines if l.startswith("option name Skill Level ")] == \
+        ["option name Skill Level type spin default 20 min 0 max 20"]
+    assert loop.state.options["Skill Level"] == SKILL_LEVEL_MAX
+
+
+def test_every_skill_level_is_accepted_and_plays_a_calibrated_setting():
+    loop, output, _ = make_loop()
+    for skill in range(0, SKILL_LEVEL_MAX + 1):
+        run(loop, "setoption name Skill Level value %d" % skill)
+        assert loop.state.options["Skill Level"] == skill
+    assert not output.lines  # nothing to say about a valid value
+    elos = [elo_for_skill_level(skill) for skill in range(SKILL_LEVEL_MAX)]
+    assert elos[0] == UCI_ELO.min_elo and elos[-1] == UCI_ELO.max_elo  # the whole calibrated range
+    assert all(low < high for low, high in zip(elos, elos[1:]))
+    assert elo_for_skill_level(SKILL_LEVEL_MAX) is None  # full strength
+
+
+@pytest.mark.parametrize("value", ["-1", "21", "ten", "", "5.5"])
+def test_skill_level_out_of_range_is_refused_and_the_old_value_stands(value):
+    loop, output, _ = make_loop()
+    run(loop, "setoption name Skill Level value 5", "setoption name Skill Level value %s" % value)
+    assert len(output.lines) == 1 and output.lines[0].startswith("info string error: option Skill Level"), output.lines
+    assert loop.state.options["Skill Level"] == 5
+
+
+def search_call(loop, holder, *lines):
+    """The limits, MultiPV and search parameters of the search that ``lines`` end with."""
+    run(loop, *lines)
+    assert loop.wait_idle(WAIT)
+    _, _, limits, multipv = holder[0].calls[-1]
+    return limits, multipv, holder[0].params
+
+
+def test_a_low_skill_level_searches_as_its_uci_elo_does():
+    loop, output, holder = make_loop()
+    skill = search_call(loop, holder, "setoption name Skill Level value 0", "go depth 3")
+    run(loop, "setoption name Skill Level value 20")
+    elo = search_call(loop, holder, "setoption name UCI_LimitStrength value true",
+                      "setoption name UCI_Elo value %d" % UCI_ELO.min_elo, "go depth 3")
+    weakest = limit_for_uci_elo(UCI_ELO.min_elo)
+    assert skill == elo == (weakest.limits_for(Limits(depth=3)), weakest.multipv, calibrated_params())
+    run(loop, "setoption name UCI_LimitStrength value false")
+    assert search_call(loop, holder, "go depth 3") == (Limits(depth=3), 1, None)  # Skill Level 20: full strength
+    run(loop, "setoption name Skill Level value 0", "go infinite", "stop")  # analysis is never weakened
+    assert loop.wait_idle(WAIT)
+    assert holder[0].calls[-1][2:] == (Limits(infinite=True), 1) and holder[0].params is None
+
+
+def test_uci_limit_strength_takes_precedence_over_skill_level():
+    """As in Stockfish: with UCI_LimitStrength on, UCI_Elo decides whatever Skill Level says."""
+    loop, output, holder = make_loop()
+    run(loop, "setoption name Skill Level value 0", "setoption name UCI_LimitStrength value true",
+        "setoption name UCI_Elo value %d" % UCI_ELO.max_elo)
+    limits, multipv, _ = search_call(loop, holder, "go depth 3")
+    assert limits.nodes == limit_for_uci_elo(UCI_ELO.max_elo).nodes != limit_for_uci_elo(UCI_ELO.min_elo).nodes
+    run(loop, "setoption name Skill Level value 20")  # and 20 does not switch UCI_Elo off
+    limits, multipv, _ = search_call(loop, holder, "go depth 3")
+    assert limits.nodes == limit_for_uci_elo(UCI_ELO.max_elo).nodes
+
+
+def moves_played(setup, positions, seed=2024):
+    """The bestmoves a loop with a real searcher plays after the ``setup`` lines, one ``go depth 4``
+    a position (reproducible), with a seeded choice; and the node count of each search."""
+    output = Output()
+    loop = UciLoop(Writer(output.write), Searcher, rng=random.Random(seed))
+    run(loop, *setup)
+    played = []
+    for fen in positions:
+        before = len(output.lines)
+        run(loop, "position fen %s" % fen, "go depth 4")
+        assert loop.wait_idle(WAIT * 3), "no bestmove: the search hung"
+        lines = output.lines[before:]
+        assert lines[-1].startswith("bestmove ")
+        played.append((lines[-1].split()[1], int(re.search(r" nodes (\d+) ", lines[-2]).group(1))))
+    return played
+
+
+def test_skill_level_zero_plays_the_moves_of_the_lowest_uci_elo_and_twenty_the_full_strength_ones():
+    positions = POSITIONS[:6]
+    skill = moves_played(["setoption name Skill Level value 0"], positions)
+    elo = moves_played(["setoption name UCI_LimitStrength value true",
+                        "setoption name UCI_Elo value %d" % UCI_ELO.min_elo], positions)
+    assert skill == elo  # same seed, same level: the same moves
+    assert all(nodes <= limit_for_uci_elo(UCI_ELO.min_elo).nodes for _, nodes in skill)
+    full = [move for move, _ in moves_played(["setoption name Skill Level value 20"], positions[:3])]
+    assert full == [move for move, _ in moves_played([], positions[:3])]
+    assert full != [move for move, _ in skill[:3]]  # the limited level plays other moves
 
 
 # -- the searcher behind the loop -------------------------------------------------------------

@@ -17,6 +17,7 @@ from engine.tablebase import Tablebases
 from loop_helpers import QUEEN_TAKES_ROOK, WAIT, MockTables, Output, broken_copy, make_loop, run
 from paths import SYZYGY
 from polyglot_helpers import write_book
+from protocol.uci import options as uci_options
 from protocol.uci.loop import UciLoop
 from protocol.uci.output import Writer
 from uci_process import Uci, legal
@@ -193,17 +194,23 @@ def test_syzygy_path_loads_applies_refuses_and_unloads(tmp_path):
     loop, output, holder = make_loop(block=True)
     directory = fake_syzygy_dir(tmp_path)
     run(loop, "setoption name SyzygyPath value %s" % directory, "isready")
+    # What was found, in Stockfish 17's words (a GUI's log shows it)
+    assert output.lines == ["info string Found 1 WDL and 1 DTZ tablebase files (up to 3-man).", "readyok"]
     searcher = holder[0]
     assert isinstance(searcher.tablebases, Tablebases) and searcher.tablebases.max_pieces == 3
     tables = searcher.tablebases
     for bad in (tmp_path / "nowhere", tmp_path):  # missing directory; a directory without tables
+        before = len(output.lines)
         run(loop, "setoption name SyzygyPath value %s" % bad)
+        assert len(output.lines) == before + 1  # the error alone, no count
         assert "SyzygyPath" in output.lines[-1] and output.lines[-1].startswith("info string error: ")
     assert loop.state.options["SyzygyPath"] == str(directory) and searcher.tablebases is tables
     # Changed during a search: applied when it ends.
     run(loop, "go infinite")
     assert searcher.searching.wait(WAIT)
+    before = len(output.lines)
     run(loop, "setoption name SyzygyPath value <empty>")
+    assert len(output.lines) == before  # no tables, nothing to count (as Stockfish)
     assert searcher.tablebases is tables
     run(loop, "stop")
     assert loop.wait_idle(WAIT)
@@ -214,7 +221,14 @@ def test_syzygy_path_list_separator(tmp_path):
     directory = fake_syzygy_dir(tmp_path)
     tables = Tablebases.open(os.pathsep.join([str(directory), str(tmp_path)]))
     assert tables.max_pieces == 3
+    assert tables.file_counts() == (1, 1)
     tables.close()
+    # The same table in two directories is one table (the later file is used), counted once.
+    tables = Tablebases.open(os.pathsep.join([str(directory), SYZYGY]))
+    assert tables.file_counts() == (5, 5) and tables.max_pieces == 4
+    assert uci_options.tablebases_found(tables) == "Found 5 WDL and 5 DTZ tablebase files (up to 4-man)."
+    tables.close()
+    assert uci_options.tablebases_found(None) is None
 
 
 def test_uci_reports_the_unreadable_table_once_and_still_takes_the_rook(tmp_path):
@@ -224,6 +238,8 @@ def test_uci_reports_the_unreadable_table_once_and_still_takes_the_rook(tmp_path
     run(loop, "setoption name SyzygyPath value %s" % directory, "isready")
     errors = [line for line in output.lines if line.startswith("info string error:")]
     assert len(errors) == 1 and "KQvK.rtbw" in errors[0]
+    # the count leaves the unreadable file out (tests/data/syzygy holds 5 of each)
+    assert output.lines[1] == "info string Found 4 WDL and 5 DTZ tablebase files (up to 4-man)."
     run(loop, "position fen %s" % QUEEN_TAKES_ROOK[0], "go depth 3")
     assert loop.wait_idle(WAIT)
     assert output.lines[-1].startswith("bestmove b1d3")

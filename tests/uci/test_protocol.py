@@ -40,6 +40,7 @@ OPTION_LINES = [
     "option name Move Overhead type spin default 10 min 0 max 5000",
     "option name Ponder type check default false",
     "option name MultiPV type spin default 1 min 1 max 256",
+    "option name Skill Level type spin default 20 min 0 max 20",
     "option name UCI_AnalyseMode type check default false",
     "option name UCI_Chess960 type check default false",
     "option name OwnBook type check default false",
@@ -190,7 +191,7 @@ def test_setoption_names_with_spaces_buttons_checks_and_hash(uci):
     uci.send("setoption name")
     uci.error("missing option name")
     uci.send("go depth 1")
-    uci.expect(r"options Hash=32 Threads=1 Move_Overhead=60 Ponder=True MultiPV=1 UCI_AnalyseMode=True")
+    uci.expect(r"options Hash=32 Threads=1 Move_Overhead=60 Ponder=True MultiPV=1 Skill_Level=20 UCI_AnalyseMode=True")
     uci.bestmove()
 
 
