@@ -300,15 +300,20 @@ def test_the_table_count_reaches_the_log_lichess_bot_keeps(engine_command, tmp_p
     # lichess-bot checks the engine at start as here: popen_uci, configure(uci_options), ping,
     # quit. python-chess logs every engine line at DEBUG, which lichess-bot's automatic log file
     # (lichess_bot_auto_logs/lichess-bot.log) keeps at its default level (docs/gui.md).
+    # Skill Level 10 is the example of lichess-bot's wiki.
     shutil.copytree(os.path.join(ROOT, "tests", "data", "syzygy"), str(tmp_path / "syzygy"))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     with caplog.at_level(logging.DEBUG, logger="chess.engine"):
         engine = chess.engine.SimpleEngine.popen_uci(engine_command, cwd=str(tmp_path), env=env, timeout=60)
         try:
-            engine.configure({"SyzygyPath": "./syzygy/"})
+            engine.configure({"SyzygyPath": "./syzygy/", "Move Overhead": 100, "Skill Level": 10})
             engine.ping()
+            board = chess.Board()
+            assert board.is_legal(engine.play(board, chess.engine.Limit(depth=2)).move)
         finally:
             engine.quit()
+    assert not [record for record in caplog.records
+                if record.levelno >= logging.WARNING and "error" in record.getMessage().lower()]
     received = [record.getMessage().split(">> ", 1)[1] for record in caplog.records
                 if record.levelno == logging.DEBUG and ">> " in record.getMessage()]
     assert "info string Found 5 WDL and 5 DTZ tablebase files (up to 4-man)." in received, received
