@@ -11,7 +11,6 @@ import concurrent.futures
 import os
 import re
 import shlex
-import shutil
 import sys
 import tempfile
 import time
@@ -23,6 +22,7 @@ import chess.engine
 
 from . import ROOT
 from protocol.interpreter import AUTO, VARIABLE
+from protocol.stockfish import STOCKFISH_PATHS, find_stockfish  # noqa: F401 - the scripts import them from here
 
 _ENV_TOKEN = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 _RUNNER_KEYS = ("cwd", "dir", "name")
@@ -53,21 +53,6 @@ class EngineSpec:
         extras.extend("%s=%s" % item for item in sorted(self.env.items()))
         extras.extend("%s=%s" % item for item in self.options.items())
         return text + (" [%s]" % ", ".join(extras) if extras else "")
-
-
-STOCKFISH_PATHS = ("/usr/games/stockfish",)
-"""Where Debian's package puts Stockfish (not on a normal user's PATH)."""
-
-
-def find_stockfish() -> Optional[str]:
-    """Stockfish's command: ``stockfish`` on PATH, else Debian's ``STOCKFISH_PATHS``; None when neither."""
-    found = shutil.which("stockfish")
-    if found:
-        return found
-    for path in STOCKFISH_PATHS:
-        if os.access(path, os.X_OK):
-            return path
-    return None
 
 
 def this_pruner() -> str:
