@@ -29,6 +29,10 @@ candidate against the reference:
 * **time**: seconds per game, CPU and wall (from ``run``'s time files; else the sum of the
   records' ``time_ms``).
 
+With ``--bootstrap N`` the recall and kappa carry a 95% interval: the games drawn with
+replacement N times (seeded), the 2.5th and 97.5th percentiles of the figure over the draws (the
+moves of one game are not independent, the games are).
+
 Everything is computed by the review's own code (``GameReview``), so the numbers are those the
 page would show.
 """
@@ -37,6 +41,7 @@ import argparse
 import json
 import math
 import os
+import random
 import re
 import resource
 import shlex
@@ -115,6 +120,8 @@ class Agreement:
     wall_s: Optional[float] = None
     search_s: float = 0.0
     """Sum of the records' ``time_ms``, in seconds."""
+    intervals: Dict[str, Tuple[float, float]] = field(default_factory=dict)
+    """95% bootstrap intervals by measure (``recall``, ``kappa``), when computed."""
 
     @property
     def moves(self) -> int:
@@ -178,13 +185,14 @@ def _share(part: int, whole: int) -> Optional[float]:
     return part / whole if whole else None
 
 
-def compare(reference: Dict[int, Dict[int, Dict]], candidate: Dict[int, Dict[int, Dict]],
-            label: str) -> Agreement:
-    """The agreement of ``candidate`` with ``reference`` over the games both analysed; the games
-    must be the same (their positions are checked)."""
-    result = Agreement(label)
+def per_game(reference: Dict[int, Dict[int, Dict]], candidate: Dict[int, Dict[int, Dict]],
+             label: str) -> List[Agreement]:
+    """The agreement of ``candidate`` with ``reference`` game by game, over the games both
+    analysed; the games must be the same (their positions are checked)."""
+    games = []
     for number in sorted(set(reference) & set(candidate)):
         ref_game, cand_game = reference[number], candidate[number]
+        result = Agreement(label, games=1)
         for ply in set(ref_game) & set(cand_game):
             if ref_game[ply]["fen"] != cand_game[ply]["fen"]:
                 raise SystemExit("%s: game %d ply %d is not the reference's position: the runs analysed "
@@ -199,10 +207,40 @@ def compare(reference: Dict[int, Dict[int, Dict]], candidate: Dict[int, Dict[int
                 result.accuracy_deltas.append(cand_side.accuracy - ref_side.accuracy)
             result.serious_deltas.append(sum(cand_side.counts[name] for name in SERIOUS)
                                          - sum(ref_side.counts[name] for name in SERIOUS))
-        result.games += 1
-        result.search_s += sum(record.get("time_ms") or 0 for record in cand_game.values()) / 1000
-    if not result.games:
+        result.search_s = sum(record.get("time_ms") or 0 for record in cand_game.values()) / 1000
+        games.append(result)
+    if not games:
         raise SystemExit("%s: no game in common with the reference" % label)
+    return games
+
+
+def merged(parts: Sequence[Agreement], label: str) -> Agreement:
+    """The agreements of several games as one."""
+    result = Agreement(label)
+    for part in parts:
+        for key, moves in part.matrix.items():
+            result.matrix[key] = result.matrix.get(key, 0) + moves
+        result.accuracy_deltas += part.accuracy_deltas
+        result.serious_deltas += part.serious_deltas
+        result.games += part.games
+        result.search_s += part.search_s
+    return result
+
+
+def compare(reference: Dict[int, Dict[int, Dict]], candidate: Dict[int, Dict[int, Dict]],
+            label: str, bootstrap: int = 0, seed: int = 1) -> Agreement:
+    """The agreement of ``candidate`` with ``reference`` over the games both analysed (see
+    ``per_game``); with ``bootstrap`` draws, the 95% intervals of recall and kappa."""
+    games = per_game(reference, candidate, label)
+    result = merged(games, label)
+    if bootstrap:
+        rng = random.Random(seed)
+        draws = [merged([rng.choice(games) for _ in games], label) for _ in range(bootstrap)]
+        for measure in ("recall", "kappa"):
+            values = sorted(value for value in (getattr(draw, measure) for draw in draws) if value is not None)
+            if values:
+                result.intervals[measure] = (values[int(0.025 * len(values))],
+                                             values[max(0, int(math.ceil(0.975 * len(values))) - 1)])
     return result
 
 
@@ -216,16 +254,24 @@ def _number(value: Optional[float], form: str = "%.1f") -> str:
     return "–" if value is None else form % value
 
 
+def _interval(agreement: Agreement, measure: str, form: str, scale: float = 1) -> str:
+    if measure not in agreement.intervals:
+        return ""
+    low, high = agreement.intervals[measure]
+    return " (%s-%s)" % (form % (scale * low), form % (scale * high))
+
+
 def table(agreements: Sequence[Agreement]) -> str:
     """The Markdown table of the agreements, one row per candidate."""
     lines = ["| budget | CPU s/game | wall s/game | moves | same class | kappa | M+B recall | M+B precision "
              "| blunders flagged | accuracy diff (p90) | accuracy bias | M+B count diff |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for a in agreements:
-        per_game = (lambda seconds: None if seconds is None else seconds / a.games)
+        each_game = (lambda seconds: None if seconds is None else seconds / a.games)
         lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s (%s) | %s | %s |" % (
-            a.label, _number(per_game(a.cpu_s), "%.0f"), _number(per_game(a.wall_s), "%.0f"), a.moves,
-            _percent(a.agreement), _number(a.kappa, "%.2f"), _percent(a.recall), _percent(a.precision),
+            a.label, _number(each_game(a.cpu_s), "%.0f"), _number(each_game(a.wall_s), "%.0f"), a.moves,
+            _percent(a.agreement), _number(a.kappa, "%.2f") + _interval(a, "kappa", "%.2f"),
+            _percent(a.recall) + _interval(a, "recall", "%.0f", 100), _percent(a.precision),
             _percent(a.blunders_flagged), _number(a.accuracy_mean_abs), _number(a.accuracy_p90),
             _number(a.accuracy_bias, "%+.1f"), _number(a.serious_mean_abs)))
     return "\n".join(lines)
@@ -291,12 +337,13 @@ def run_budget(budget: str, pgn: str, games: int, out: str, log=sys.stderr) -> T
     return records, times
 
 
-def agreements_of(reference_path: str, candidates: Sequence[Tuple[str, str, Optional[Dict]]]) -> List[Agreement]:
+def agreements_of(reference_path: str, candidates: Sequence[Tuple[str, str, Optional[Dict]]],
+                  bootstrap: int = 0) -> List[Agreement]:
     """``compare`` of each ``(label, records path, times or None)`` with the reference's records."""
     reference = read_games(reference_path)
     results = []
     for label, path, times in candidates:
-        agreement = compare(reference, read_games(path), label)
+        agreement = compare(reference, read_games(path), label, bootstrap)
         if times is not None:
             agreement.cpu_s, agreement.wall_s = times.get("cpu_s"), times.get("wall_s")
         results.append(agreement)
@@ -322,10 +369,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run.add_argument("--budget", action="append", required=True,
                      help="pruner analyse options of one candidate run (repeatable), e.g. '--depth 6'")
     run.add_argument("--matrices", action="store_true", help="print each confusion matrix too")
+    run.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                     help="95%% intervals of recall and kappa from N draws of the games (e.g. 2000)")
     cmp = commands.add_parser("compare", help="compare records already made")
     cmp.add_argument("reference", help="the reference's records (JSON lines)")
     cmp.add_argument("candidates", nargs="+", help="candidates' records (JSON lines; LABEL=FILE names a row)")
     cmp.add_argument("--matrices", action="store_true", help="print each confusion matrix too")
+    cmp.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                     help="95%% intervals of recall and kappa from N draws of the games (e.g. 2000)")
     args = parser.parse_args(argv)
     if args.command == "run":
         os.makedirs(args.out, exist_ok=True)
@@ -334,7 +385,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for budget in args.budget:
             path, times = run_budget(budget, args.pgn, args.games, args.out)
             candidates.append((label_of(budget), path, times))
-        sys.stdout.write(report(agreements_of(reference, candidates), args.matrices))
+        sys.stdout.write(report(agreements_of(reference, candidates, args.bootstrap), args.matrices))
         return 0
     candidates = []
     for item in args.candidates:
@@ -347,7 +398,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             with open(times_path, encoding="utf-8") as handle:
                 times = json.load(handle)
         candidates.append((label, path, times))
-    sys.stdout.write(report(agreements_of(args.reference, candidates), args.matrices))
+    sys.stdout.write(report(agreements_of(args.reference, candidates, args.bootstrap), args.matrices))
     return 0
 
 

@@ -35,6 +35,19 @@ def test_the_measures_of_a_known_matrix():
     assert Agreement("empty").recall is None and Agreement("empty").kappa is None
 
 
+def test_the_bootstrap_draws_games(monkeypatch):
+    one = Agreement("a", matrix={("mistake", "mistake"): 2, ("none", "none"): 5}, games=1)
+    other = Agreement("b", matrix={("blunder", "none"): 2, ("none", "none"): 5}, games=1)
+    whole = judge_agreement.merged([one, other], "both")
+    assert whole.games == 2 and whole.recall == 0.5 and whole.moves == 14
+    reference = {1: {}, 2: {}}
+    games = {1: one, 2: other}
+    # compare() draws from per_game's list: with these two games, recall is 0, 0.5 or 1 in a draw
+    monkeypatch.setattr(judge_agreement, "per_game", lambda ref, cand, label: [games[1], games[2]])
+    drawn = judge_agreement.compare(reference, reference, "x", bootstrap=400)
+    assert drawn.recall == 0.5 and drawn.intervals["recall"] == (0.0, 1.0)
+
+
 def test_labels_name_the_budget():
     assert label_of("--depth 6") == "depth-6"
     assert label_of("--movetime 1000") == "movetime-1000"
@@ -59,6 +72,10 @@ def test_runs_once_per_budget_and_compares_the_games(tmp_path, monkeypatch, caps
     assert same.accuracy_deltas == [0, 0] and same.serious_deltas == [0, 0]
     assert same.matrix[("blunder", "blunder")] == 1  # 3... Nf6??
     assert same.moves == 7  # every move judged, the mate too
+
+    # one game: every bootstrap draw is that game, so the interval is the figure itself
+    drawn = compare(read_games(deep), read_games(shallow), "d1", bootstrap=50)
+    assert drawn.intervals["kappa"] == (drawn.kappa, drawn.kappa)
 
     judge_agreement.main(["compare", deep, "d1=" + shallow, "--matrices"])
     printed = capsys.readouterr().out
