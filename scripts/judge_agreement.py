@@ -31,7 +31,8 @@ candidate against the reference:
 
 With ``--bootstrap N`` the recall and kappa carry a 95% interval: the games drawn with
 replacement N times (seeded), the 2.5th and 97.5th percentiles of the figure over the draws (the
-moves of one game are not independent, the games are).
+moves of one game are not independent, the games are); and the difference in recall between
+each row and the one before, with its interval from the same draws for both (paired).
 
 Everything is computed by the review's own code (``GameReview``), so the numbers are those the
 page would show.
@@ -122,6 +123,8 @@ class Agreement:
     """Sum of the records' ``time_ms``, in seconds."""
     intervals: Dict[str, Tuple[float, float]] = field(default_factory=dict)
     """95% bootstrap intervals by measure (``recall``, ``kappa``), when computed."""
+    parts: List["Agreement"] = field(default_factory=list, repr=False)
+    """The agreement game by game, in game order (``compare``)."""
 
     @property
     def moves(self) -> int:
@@ -233,6 +236,7 @@ def compare(reference: Dict[int, Dict[int, Dict]], candidate: Dict[int, Dict[int
     ``per_game``); with ``bootstrap`` draws, the 95% intervals of recall and kappa."""
     games = per_game(reference, candidate, label)
     result = merged(games, label)
+    result.parts = games
     if bootstrap:
         rng = random.Random(seed)
         draws = [merged([rng.choice(games) for _ in games], label) for _ in range(bootstrap)]
@@ -350,8 +354,40 @@ def agreements_of(reference_path: str, candidates: Sequence[Tuple[str, str, Opti
     return results
 
 
-def report(agreements: Sequence[Agreement], matrices: bool) -> str:
+def recall_difference(first: Agreement, second: Agreement, bootstrap: int, seed: int = 1
+                      ) -> Optional[Tuple[float, float, float]]:
+    """``second``'s recall minus ``first``'s, with its 95% interval from ``bootstrap`` draws of
+    the same games for both (paired: a game hard for one budget is hard for the other), or None
+    when the two were not compared on the same games."""
+    if len(first.parts) != len(second.parts) or not first.parts or first.recall is None or second.recall is None:
+        return None
+    rng = random.Random(seed)
+    count = len(first.parts)
+    differences = []
+    for _ in range(bootstrap):
+        drawn = [rng.randrange(count) for _ in range(count)]
+        low = merged([first.parts[i] for i in drawn], "").recall
+        high = merged([second.parts[i] for i in drawn], "").recall
+        if low is not None and high is not None:
+            differences.append(high - low)
+    differences.sort()
+    if not differences:
+        return None
+    return (second.recall - first.recall, differences[int(0.025 * len(differences))],
+            differences[max(0, int(math.ceil(0.975 * len(differences))) - 1)])
+
+
+def report(agreements: Sequence[Agreement], matrices: bool, bootstrap: int = 0) -> str:
     parts = [table(agreements)]
+    if bootstrap:
+        lines = []
+        for first, second in zip(agreements, agreements[1:]):
+            difference = recall_difference(first, second, bootstrap)
+            if difference is not None:
+                lines.append("* M+B recall, %s minus %s: %+.0f points (95%%: %+.0f to %+.0f, paired)"
+                             % ((second.label, first.label) + tuple(100 * value for value in difference)))
+        if lines:
+            parts.append("\n".join(lines))
     if matrices:
         parts += [confusion(agreement) for agreement in agreements]
     return "\n\n".join(parts) + "\n"
@@ -385,7 +421,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for budget in args.budget:
             path, times = run_budget(budget, args.pgn, args.games, args.out)
             candidates.append((label_of(budget), path, times))
-        sys.stdout.write(report(agreements_of(reference, candidates, args.bootstrap), args.matrices))
+        sys.stdout.write(report(agreements_of(reference, candidates, args.bootstrap), args.matrices, args.bootstrap))
         return 0
     candidates = []
     for item in args.candidates:
@@ -398,7 +434,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             with open(times_path, encoding="utf-8") as handle:
                 times = json.load(handle)
         candidates.append((label, path, times))
-    sys.stdout.write(report(agreements_of(args.reference, candidates, args.bootstrap), args.matrices))
+    sys.stdout.write(report(agreements_of(args.reference, candidates, args.bootstrap), args.matrices,
+                            args.bootstrap))
     return 0
 
 

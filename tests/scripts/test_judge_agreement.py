@@ -46,6 +46,12 @@ def test_the_bootstrap_draws_games(monkeypatch):
     monkeypatch.setattr(judge_agreement, "per_game", lambda ref, cand, label: [games[1], games[2]])
     drawn = judge_agreement.compare(reference, reference, "x", bootstrap=400)
     assert drawn.recall == 0.5 and drawn.intervals["recall"] == (0.0, 1.0)
+    # paired: the same draws for both rows, so a row against itself differs by exactly 0
+    assert judge_agreement.recall_difference(drawn, drawn, 200) == (0.0, 0.0, 0.0)
+    better = Agreement("c", parts=[one, one])
+    better.matrix = judge_agreement.merged(better.parts, "c").matrix
+    assert judge_agreement.recall_difference(drawn, better, 400) == (0.5, 0.0, 1.0)
+    assert judge_agreement.recall_difference(drawn, Agreement("d"), 10) is None
 
 
 def test_labels_name_the_budget():

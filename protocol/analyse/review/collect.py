@@ -1,6 +1,7 @@
 """The review's hook in ``pruner analyse``: the ``--report``/``--plot`` options and the
 collector that keeps every task's result as it passes through the output writer, then, at the
-end, builds the reviews (``model``) and writes the page (``html``) and the picture (``plot``).
+end, builds the reviews (``model``) and writes the page (``html``, with how far to trust its
+budget: ``trust``) and the picture (``plot``).
 matplotlib itself is imported only when a plot is drawn."""
 
 import argparse
@@ -12,9 +13,11 @@ from protocol.analyse.inputs import Task
 from protocol.analyse.review.html import render_report
 from protocol.analyse.review.model import GameReview, Review, build_review
 from protocol.analyse.review.plot import FORMATS, MAX_PANELS, plot_games
+from protocol.analyse.review.trust import stockfish_command, trust_note
 from protocol.analyse.tasks import Settings, TaskResult
 from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
 from protocol.output_files import OutputError, unwritable, write_file
+from protocol.stockfish import find_stockfish
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -101,7 +104,9 @@ class ReviewCollector:
         to draw, OutputError when a file cannot be written."""
         reviews = self.reviews(settings)
         if self.report is not None:
-            _write(self.report, render_report(reviews).encode("utf-8"), "--report")
+            page = render_report(reviews, trust=trust_note(settings),
+                                 stockfish=stockfish_command(settings, find_stockfish()))
+            _write(self.report, page.encode("utf-8"), "--report")
         if self.plot is not None:
             games = [review for review in reviews if isinstance(review, GameReview) and review.points()]
             if not games:
