@@ -55,8 +55,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import chess
 
-import matchlib  # noqa: F401 - puts this checkout's root on sys.path (matchlib/__init__.py)
-from protocol.analyse.review.model import JUDGEMENTS, GameReview, PlyView  # noqa: E402
+import matchlib
+from protocol.analyse.review.model import JUDGEMENTS, GameReview, PlyView
 
 CLASSES = ("none",) + JUDGEMENTS
 """Judgement classes of a judged move, mildest first."""

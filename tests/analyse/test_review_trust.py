@@ -42,7 +42,8 @@ def test_the_page_says_how_far_its_budget_can_be_trusted_and_how_to_use_stockfis
     row = pruner_row(4)
     text = review_page(tmp_path, monkeypatch, "/opt/chess/stock fish", "--depth", "4")
     assert "1 game analysed by Pruner" in text and ", depth 4." in text
-    assert "How far to trust the judgements: " + row.sentence() in text
+    assert "How far to trust the judgements: " + row.summary() + "</summary>" in text
+    assert "<p>" + row.sentence() + "</p>" in text
     assert "finds %.0f%% of the mistakes and blunders that Stockfish at depth 20 finds" % (100 * row.recall) in text
     # the path is quoted for a shell
     assert "pruner analyse --engine '/opt/chess/stock fish' --depth %d --report review.html GAMES.pgn" \
@@ -52,7 +53,8 @@ def test_the_page_says_how_far_its_budget_can_be_trusted_and_how_to_use_stockfis
 def test_without_stockfish_the_page_does_not_suggest_it(tmp_path, monkeypatch):
     text = review_page(tmp_path, monkeypatch, None, "--nodes", "300")
     assert "Stockfish is installed" not in text
-    assert "How far to trust the judgements: not measured at this budget" in text
+    assert "How far to trust the judgements: not measured at this budget</summary>" in text
+    assert "<p>not measured at this budget (docs/analysis.md compares Pruner at depth 4," in text
 
 
 def test_the_note_follows_the_budget():
@@ -60,11 +62,14 @@ def test_the_note_follows_the_budget():
         settings = Settings(depth=row.depth, movetime_ms=row.movetime_ms,
                             engine_name=None if row.engine == "Pruner" else "Stockfish 15.1")
         assert trust.measured(settings) == row and trust.trust_note(settings) == row.sentence()
+        assert trust.trust_summary(settings) == row.summary() and row.summary() in row.sentence().replace(" that ", " ")
     assert trust.measured(Settings()) == pruner_row(DEFAULT_DEPTH)  # no limit: pruner analyse's default depth
     assert trust.measured(Settings(depth=6, nodes=1000)) is None
     assert trust.measured(Settings(depth=6, movetime_ms=1000)) is None
     assert trust.trust_note(Settings(depth=5)).startswith("not measured at this budget")
     assert trust.trust_note(Settings(depth=5, engine_name="FakeEngine 1.0")) is None  # nothing to say
+    assert trust.trust_summary(Settings(depth=5, engine_name="FakeEngine 1.0")) is None
+    assert trust.trust_summary(Settings(depth=5)) == "not measured at this budget"
     assert trust.stockfish_command(Settings(depth=5, engine_name="Stockfish 15.1"), "/usr/games/stockfish") is None
 
 

@@ -13,7 +13,7 @@ from protocol.analyse.inputs import Task
 from protocol.analyse.review.html import render_report
 from protocol.analyse.review.model import GameReview, Review, build_review
 from protocol.analyse.review.plot import FORMATS, MAX_PANELS, plot_games
-from protocol.analyse.review.trust import stockfish_command, trust_note
+from protocol.analyse.review.trust import stockfish_command, trust_note, trust_summary
 from protocol.analyse.tasks import Settings, TaskResult
 from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
 from protocol.output_files import OutputError, unwritable, write_file
@@ -104,7 +104,8 @@ class ReviewCollector:
         to draw, OutputError when a file cannot be written."""
         reviews = self.reviews(settings)
         if self.report is not None:
-            page = render_report(reviews, trust=trust_note(settings),
+            note = trust_note(settings)
+            page = render_report(reviews, trust=(trust_summary(settings) or "", note) if note else None,
                                  stockfish=stockfish_command(settings, find_stockfish()))
             _write(self.report, page.encode("utf-8"), "--report")
         if self.plot is not None:

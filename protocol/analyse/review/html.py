@@ -44,6 +44,8 @@ h2 { font-size: 1.3em; margin: 0 0 6px; }
 h3 { font-size: 1.05em; margin: 18px 0 6px; }
 .sub { color: #666; margin: 0 0 12px; }
 .trust { color: #555; font-size: 0.92em; margin: -6px 0 10px; max-width: 60em; }
+.trust summary { cursor: pointer; }
+.trust p { margin: 4px 0 0 1.1em; }
 .trust code { overflow-wrap: anywhere; background: #e9e9e6; padding: 0 3px; border-radius: 3px; }
 section.game { background: #fff; border: 1px solid #ddd; border-radius: 8px; padding: 16px 20px; margin: 18px 0; }
 .top { display: flex; flex-wrap: wrap; gap: 8px 32px; align-items: flex-start; }
@@ -122,11 +124,13 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def render_report(reviews: List[Review], title: str = "Game review", trust: Optional[str] = None,
+def render_report(reviews: List[Review], title: str = "Game review", trust: Optional[Tuple[str, str]] = None,
                   stockfish: Optional[str] = None) -> str:
     """The whole HTML page for ``reviews`` (in order); ``trust``: how far to trust the
-    judgements of this budget (``trust.trust_note``), ``stockfish``: a command that reviews
-    with Stockfish (``trust.stockfish_command``), each shown under the title when given."""
+    judgements of this budget, a one-line summary and the whole note (``trust.trust_summary``,
+    ``trust.trust_note``), ``stockfish``: a command that reviews with Stockfish
+    (``trust.stockfish_command``). Both go under the title, folded to one line so that the
+    board stays in a desktop's first screen."""
     games = sum(1 for review in reviews if isinstance(review, GameReview))
     positions = len(reviews) - games
     counted = [_count(number, noun) for number, noun in ((games, "game"), (positions, "position")) if number]
@@ -137,11 +141,16 @@ def render_report(reviews: List[Review], title: str = "Game review", trust: Opti
              "<style>%s%s</style>" % (STYLE, interactive.STYLE), "</head>", "<body>", "<main>",
              "<h1>%s</h1>" % esc(title),
              '<p class="sub">%s analysed by %s.</p>' % (" and ".join(counted) or "Nothing", esc(limits))]
-    if trust:
-        parts.append('<p class="trust">How far to trust the judgements: %s</p>' % esc(trust))
-    if stockfish:
-        parts.append('<p class="trust">Stockfish is installed here: for judgements nearer a deep engine\'s, '
-                     'review with it: <code>%s</code></p>' % esc(stockfish))
+    if trust or stockfish:
+        summary, note = trust or ("", "")
+        parts.append('<details class="trust"><summary>How far to trust the judgements%s</summary>'
+                     % (": " + esc(summary) if summary else ""))
+        if note:
+            parts.append("<p>%s</p>" % esc(note))
+        if stockfish:
+            parts.append("<p>Stockfish is installed here: for judgements nearer a deep engine's, "
+                         "review with it: <code>%s</code></p>" % esc(stockfish))
+        parts.append("</details>")
     if len(reviews) > 1:
         parts.append(_contents(reviews))
     if any(_interactive(review) for review in reviews):

@@ -46,6 +46,11 @@ class Measured:
             return "depth %d" % self.depth
         return "%g s a move" % (self.movetime_ms / 1000)
 
+    def summary(self) -> str:
+        """The figure the page shows on one line (``sentence`` under it, unfolded on a click)."""
+        return "%s at %s finds %.0f%% of the mistakes and blunders %s finds" % (
+            self.engine, self.budget, 100 * self.recall, REFERENCE)
+
     def sentence(self) -> str:
         """What the page says of this budget."""
         return ("%s at %s finds %.0f%% of the mistakes and blunders that %s finds in the same games, and "
@@ -102,6 +107,15 @@ def trust_note(settings: Settings) -> Optional[str]:
     budgets = [row.budget for row in MEASURED if row.engine == "Pruner"]
     return "not measured at this budget (docs/analysis.md compares Pruner at %s and %s with %s)." % (
         ", ".join(budgets[:-1]), budgets[-1], REFERENCE)
+
+
+def trust_summary(settings: Settings) -> Optional[str]:
+    """``trust_note``'s one-line form: the recall of the measured budget, "not measured at this
+    budget" for Pruner at another, None for another engine's budget not measured."""
+    row = measured(settings)
+    if row is not None:
+        return row.summary()
+    return None if settings.engine_name is not None else "not measured at this budget"
 
 
 def stockfish_command(settings: Settings, stockfish: Optional[str]) -> Optional[str]:
