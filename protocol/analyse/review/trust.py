@@ -61,7 +61,7 @@ class Measured:
 
 
 MEASURED: Tuple[Measured, ...] = (
-    # scripts/judge_agreement.py, 2026-11-28, commit 6ffbce9 (docs/analysis.md, docs/results.md):
+    # scripts/judge_agreement.py, 2026-11-28, commit 4e3017b (docs/analysis.md, docs/results.md):
     # mistakes and blunders found / the reference's 102, found / all this budget marked.
     Measured("Pruner", 4, None, recall=34 / 102, precision=34 / 59, accuracy_diff=5.96, seconds=1.96),
     Measured("Pruner", 6, None, recall=42 / 102, precision=42 / 66, accuracy_diff=5.50, seconds=8.78),
