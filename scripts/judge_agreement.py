@@ -57,6 +57,7 @@ import chess
 
 import matchlib
 from protocol.analyse.review.model import JUDGEMENTS, GameReview, PlyView
+from protocol.arguments import ArgumentParser
 
 CLASSES = ("none",) + JUDGEMENTS
 """Judgement classes of a judged move, mildest first."""
@@ -394,8 +395,7 @@ def report(agreements: Sequence[Agreement], matrices: bool, bootstrap: int = 0) 
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="analyse the games once per budget and for the reference, then compare")
     run.add_argument("pgn", help="the games (PGN, may be compressed)")
