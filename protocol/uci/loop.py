@@ -12,7 +12,8 @@ Threads and who owns what:
   ``stop``/``quit`` end it; every other command is held and run in order when it ends, as
   Stockfish runs commands after its perft (a script's ``go perft 5`` then ``go perft 4``
   prints both counts); an ``isready`` behind held commands is held with them, so ``readyok``
-  still means they are done. The task thread calls ``on_idle`` when it ends, and ``serve``
+  still means they are done; a ``stop`` behind held commands ends the task and is held too,
+  so that a held ``go`` before it is stopped in its turn. The task thread calls ``on_idle`` when it ends, and ``serve``
   then runs the held commands. Commands held when ``quit`` comes still run (each ``go`` gets
   its ``bestmove``), but no other perft or bench starts.
 * ``Writer`` (protocol/uci/output.py) is the only code that writes to stdout.
@@ -129,6 +130,11 @@ class UciLoop:
                                            or (command.name == "isready" and self._held)):
             self._held.append((command, line))
             return True
+        if command.name == "stop" and self._held and self.state.tasks.running():
+            # It ends the perft or bench now, and is held too: a `go` held before it must be
+            # stopped as well, or `go perft 1`, `go`, `stop` read while the perft still runs
+            # would leave an endless search nobody stops (as the stream's order says).
+            self._held.append((command, line))
         return self._run(command, line)
 
     def run_held(self) -> bool:

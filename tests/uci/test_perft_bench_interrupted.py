@@ -80,6 +80,18 @@ def test_commands_during_a_perft_wait_for_it_and_run_in_order(uci):
     uci.expect(r"readyok\r?\n")
 
 
+def test_stop_behind_a_held_go_ends_the_perft_and_then_the_search(uci):
+    # In the stream's order: the stop comes after the go, so it stops the search the go starts
+    # (an endless one otherwise; the fuzz found `go perft 1`, `go`, `stop` on a loaded machine).
+    started(uci, "go perft 6")
+    uci.send("go infinite")
+    uci.send("stop")
+    uci.expect(r"info string perft stopped: \d+ of 20 moves counted, no total\r?\n")
+    assert legal(chess.Board(), uci.bestmove(timeout=10)[0])
+    uci.sync()
+    assert uci.count_bestmoves() == 1
+
+
 def test_quit_behind_held_commands_still_answers_each_go(uci):
     # The go sent before quit runs (stopped at once by the quit) and gets its bestmove.
     started(uci, "go perft 6")
