@@ -431,7 +431,9 @@ def test_a_forced_move_on_a_clock_is_searched_for_a_true_score_and_a_ponder_move
     searcher.clock = SteppingClock(0.002).monotonic
     result = searcher.search(chess.Board(FORCED), Limits(wtime=clock_ms, btime=clock_ms))
     assert result.best_move == chess.Move.from_uci("g8g7") and result.ponder_move is not None
-    assert result.depth >= 2 and result.time_ms <= min(FORCED_MOVE_MS, clock_ms // 30 // 5) + 2
+    # within the budget, give or take three readings (6 ms): the one that finds the deadline
+    # passed, the iteration's end and the result's own
+    assert result.depth >= 2 and result.time_ms <= min(FORCED_MOVE_MS, clock_ms // 30 // 5) + 6
 
 
 def test_a_forced_move_keeps_the_depth_node_and_time_limits_it_is_given(monkeypatch):

@@ -80,9 +80,10 @@ def test_beginners_levels_choose_among_more_lines_more_loosely_and_leave_the_res
     bottom = levels[-1]
     assert (bottom.level, bottom.multipv, bottom.max_loss, bottom.nodes) == (
         MODEL.min_level, MODEL.multipv_at_min, MODEL.max_loss_at_min, MODEL.nodes_at_min)
-    # Enough nodes for two plies of every line: the noisy choice, not the bare best line, decides.
+    # Enough nodes for two plies of every line: the noisy choice, not the bare best line, decides
+    # (with the search a limited level runs: CALIBRATED_SEARCH).
     limits = bottom.limits_for(Limits(depth=64))
-    result = Searcher().search(chess.Board(POSITIONS[5]), limits, multipv=bottom.multipv)
+    result = Searcher(params=calibrated_params()).search(chess.Board(POSITIONS[5]), limits, multipv=bottom.multipv)
     assert result.depth >= MODEL.min_depth and len(result.lines) == bottom.multipv
 
 

@@ -195,7 +195,7 @@ def test_the_terms_add_up_to_the_evaluation_exactly():
         assert mirrored.score == parts.score
 
 
-def test_the_start_position_is_level_but_for_the_tempo():
+def test_the_start_position_is_level_but_for_the_tempo(classical_evaluation):
     parts = breakdown(chess.Board())
     assert all(term.total == (0, 0) for term in parts.terms)
     assert parts.phase == PHASE_MAX and parts.score == TEMPO

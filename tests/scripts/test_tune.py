@@ -42,7 +42,7 @@ def _wac_positions():
         return [chess.Board(" ".join(line.split()[:4]) + " 0 1") for line in handle if line.strip()]
 
 
-def test_feature_eval_equals_the_engine_eval_for_the_current_weights():
+def test_feature_eval_equals_the_engine_eval_for_the_current_weights(classical_evaluation):
     # The key correctness test: the fit's linear evaluation is engine/evaluate.py's.
     weights = params.current()
     boards = _playout_positions(60, seed=24) + _wac_positions()
@@ -71,7 +71,7 @@ def test_the_vector_names_each_weight_once_and_reads_the_weights_module():
     assert params.tables(weights, old)["KNIGHT_OUTPOST"] == (0, 0)
 
 
-def test_feature_eval_equals_the_engine_eval_with_the_candidate_terms_counting():
+def test_feature_eval_equals_the_engine_eval_with_the_candidate_terms_counting(classical_evaluation):
     weights = params.current()
     table = []
     for i, name in enumerate(eval_terms.NAMES):

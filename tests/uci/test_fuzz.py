@@ -44,6 +44,7 @@ DISPLAY_LINE = re.compile("|".join([
     r"Fen: \S.*", r"Key: [0-9A-F]{16}", r"Checkers: ([a-h][1-8] )*",
     r" Contributing terms .*", r"\+-+(\+-{13}){3}\+", r"\|[^|]+\|[^|]+\|[^|]+\|[^|]+\|",   # eval
     r"Phase +\d+/24 .*", r"(Tapered|Tempo) +[+-]\d+\.\d\d \(white side.*\)",
+    r"Classical evaluation +[+-]\d+\.\d\d \(white side\)", r"NNUE +[+-]\d+\.\d\d \(white side\) \S.*",  # with a net
     r"Final evaluation(: none \(in check\)| +[+-]\d+\.\d\d \(white side\))",
     r"[a-h][1-8][a-h][1-8][qrbn]?: \d+", r"Nodes searched: \d+",   # go perft
 ]))

@@ -180,7 +180,7 @@ def test_d_prints_the_board_as_stockfish_does():
     assert board_diagram(chess.Board("4k3/8/8/8/1b6/8/8/4K2q w - - 0 1"))[-1] == "Checkers: h1 b4 "
 
 
-def test_eval_shows_the_terms_and_the_final_evaluation_from_whites_side():
+def test_eval_shows_the_terms_and_the_final_evaluation_from_whites_side(classical_evaluation):
     loop, output, _ = node_clock_loop()
     fen = "r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3"
     run(loop, "position fen " + fen, "eval")
