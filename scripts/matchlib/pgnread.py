@@ -1,10 +1,14 @@
-"""Reading back the games of a match: the search score in a move's comment and whether a game
-ended on the board. scripts/wdl_fit.py and ``tunelib.extract`` read games with these, so they
+"""Reading back the games of a match: the games of PGN files (``games_in``), the search score in
+a move's comment and whether a game ended on the board. scripts/wdl_fit.py and ``tunelib.extract`` read games with these, so they
 keep the same games and read the same scores; ``pgnout`` writes match.py's comments.
 """
 
+import gzip
+import io
 import re
-from typing import Optional, Tuple
+from typing import Iterator, Optional, Sequence, Tuple
+
+import chess.pgn
 
 SCORE_COMMENT = re.compile(r"^\s*([+-]?)(M?)(\d+(?:\.\d+)?)(/\d+)?")
 """scripts/match.py's and cutechess's move comment: ``+0.35/7 0.251s``, ``-M3/12 0.1s``,
@@ -36,3 +40,18 @@ def parse_score(comment: str) -> Tuple[Optional[int], bool]:
     if match.group(2):
         return sign * int(match.group(3)), True
     return sign * int(round(float(match.group(3)) * 100)), False
+
+
+def games_in(paths: Sequence[str]) -> Iterator[chess.pgn.Game]:
+    """Every game of the PGN files, in order; a ``.gz`` file is decompressed as it is read."""
+    for path in paths:
+        if path.endswith(".gz"):
+            handle = io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
+        else:
+            handle = open(path, encoding="utf-8", errors="replace")
+        with handle:
+            while True:
+                game = chess.pgn.read_game(handle)
+                if game is None:
+                    break
+                yield game

@@ -354,8 +354,7 @@ def import_games(pgn_paths: List[str], directory: str, teacher_spec: str, stockf
     search column from the mover's PGN comment (``+0.35/12 0.251s``) when there is one.
     Games without a decisive or drawn result are skipped. Resumes: the games the shard holds
     are skipped by their number (their index over all the files)."""
-    import chess.pgn
-    from nnuelib.dataset import pgn_text
+    from matchlib.pgnread import games_in
     shard = os.path.join(directory, "w0.txt")
     os.makedirs(directory, exist_ok=True)
     last, made = resume_shard(shard)
@@ -364,36 +363,31 @@ def import_games(pgn_paths: List[str], directory: str, teacher_spec: str, stockf
     number = -1
     try:
         with open(shard, "a") as out:
-            for path in pgn_paths:
-                with pgn_text(path) as handle:
-                    while True:
-                        game = chess.pgn.read_game(handle)
-                        if game is None:
-                            break
-                        number += 1
-                        result = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(game.headers.get("Result", "*"))
-                        if number <= last or result is None or game.errors:
-                            continue
-                        lines = []
-                        board = game.board()
-                        teacher.new_game()
-                        for ply, node in enumerate(game.mainline()):
-                            move = node.move
-                            if ply >= min_ply and not board.is_check() and not board.is_capture(move) \
-                                    and not move.promotion:
-                                fen = board.fen()
-                                score, best = teacher.score_white(board)
-                                search = _comment_score(node.comment)
-                                search_white = 0 if search is None else (search if board.turn else -search)
-                                lines.append("%s|%g|%d|%d|%d|%s\n" % (fen, result, score, search_white, ply, best))
-                            board.push(move)
-                        lines.append("#g %d\n" % number)
-                        out.write("".join(lines))
-                        out.flush()
-                        made += len(lines) - 1
-                        if report is not None and number % 20 == 0:
-                            report.write("game %d: %d positions in %.0f s\n" % (number, made, time.monotonic() - start))
-                            report.flush()
+            for game in games_in(pgn_paths):
+                number += 1
+                result = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(game.headers.get("Result", "*"))
+                if number <= last or result is None or game.errors:
+                    continue
+                lines = []
+                board = game.board()
+                teacher.new_game()
+                for ply, node in enumerate(game.mainline()):
+                    move = node.move
+                    if ply >= min_ply and not board.is_check() and not board.is_capture(move) \
+                            and not move.promotion:
+                        fen = board.fen()
+                        score, best = teacher.score_white(board)
+                        search = _comment_score(node.comment)
+                        search_white = 0 if search is None else (search if board.turn else -search)
+                        lines.append("%s|%g|%d|%d|%d|%s\n" % (fen, result, score, search_white, ply, best))
+                    board.push(move)
+                lines.append("#g %d\n" % number)
+                out.write("".join(lines))
+                out.flush()
+                made += len(lines) - 1
+                if report is not None and number % 20 == 0:
+                    report.write("game %d: %d positions in %.0f s\n" % (number, made, time.monotonic() - start))
+                    report.flush()
     finally:
         teacher.close()
     return made

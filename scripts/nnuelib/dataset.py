@@ -1,8 +1,6 @@
 """Reading a data run (``nnuelib.datagen``'s shards) into training records."""
 
 import glob
-import gzip
-import io
 import os
 from typing import Iterator, List, NamedTuple, Tuple
 
@@ -85,10 +83,3 @@ def run_stats(directory: str) -> List[str]:
         results[record.result] = results.get(record.result, 0) + 1
     return ["games: %d" % games, "positions: %d (%d unique)" % (positions, len(seen)),
             "results of positions: white wins %d, draws %d, black wins %d" % (results[1.0], results[0.5], results[0.0])]
-
-
-def pgn_text(path: str) -> io.TextIOBase:
-    """A PGN file for reading as text, gzip-compressed (``.gz``) or not."""
-    if path.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")

@@ -25,7 +25,6 @@ label; CSVs written before the column existed read as having no scores.
 """
 
 import csv
-import gzip
 from dataclasses import dataclass, field
 from typing import Dict, IO, Iterator, List, Optional, Tuple
 
@@ -34,7 +33,7 @@ import chess.pgn
 
 from engine.evaluate import evaluate
 from engine.search import Searcher
-from matchlib.pgnread import ended_on_the_board, parse_score  # the same games and comments as scripts/wdl_fit.py
+from matchlib.pgnread import ended_on_the_board, games_in, parse_score  # the same games and comments as scripts/wdl_fit.py
 
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 """Game result -> label (White's score)."""
@@ -71,21 +70,9 @@ class Stats:
         return "\n".join(lines)
 
 
-def _open(path: str) -> IO[str]:
-    if path.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
-
-
 def read_games(paths: List[str]) -> Iterator[chess.pgn.Game]:
     """Every game of the PGN files, in order."""
-    for path in paths:
-        with _open(path) as handle:
-            while True:
-                game = chess.pgn.read_game(handle)
-                if game is None:
-                    break
-                yield game
+    return games_in(paths)
 
 
 def comment_score(comment: str) -> Optional[int]:

@@ -89,3 +89,28 @@ def test_children_are_the_positions_after_the_teachers_best_moves(tmp_path):
             board.pop()
     assert all(child.fen in after and child.search == 0 for child in children)
     assert all(not chess.Board(child.fen).is_check() for child in children)
+
+
+def test_finished_games_are_read_from_plain_and_gzipped_pgn_and_resume_by_number(tmp_path):
+    """``nnue.py games``: the positions of finished PGN games (plain or .gz, numbered across the
+    files), from ``min_ply`` on, quiet moves only, the mover's comment as the search column; a
+    second call skips the games the shard holds."""
+    import gzip
+    moves = "1. e4 {+0.30/5 0.1s} e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 1-0"
+    game = '[Event "t"]\n[Result "1-0"]\n\n%s\n\n' % moves
+    unfinished = '[Event "t"]\n[Result "*"]\n\n1. d4 d5 2. c4 e6 *\n\n'
+    plain = tmp_path / "a.pgn"
+    plain.write_text(game + unfinished)
+    packed = tmp_path / "b.pgn.gz"
+    with gzip.open(str(packed), "wt") as handle:
+        handle.write(game)
+    run = tmp_path / "run"
+    made = datagen.import_games([str(plain), str(packed)], str(run), "pruner:1", "stockfish", min_ply=1)
+    text = (run / "w0.txt").read_text()
+    assert [line for line in text.splitlines() if line.startswith("#g")] == ["#g 0", "#g 2"]  # 1: unfinished
+    rows = [line.split("|") for line in text.splitlines() if not line.startswith("#")]
+    # plies 1-11 of each game, all quiet, none in check: 11 a game
+    assert made == len(rows) == 22 and all(row[1] == "1" for row in rows)
+    assert rows[0][0] == chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").fen()
+    assert datagen.import_games([str(plain), str(packed)], str(run), "pruner:1", "stockfish", min_ply=1) == made
+    assert (run / "w0.txt").read_text() == text
