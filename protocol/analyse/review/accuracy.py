@@ -117,5 +117,6 @@ def game_accuracy(wins: Sequence[Optional[float]], start_turn: chess.Color) -> D
             continue
         weighted = sum(accuracy * weight for accuracy, weight in counted) / sum(weight for _, weight in counted)
         harmonic = len(counted) / sum(1 / max(1.0, accuracy) for accuracy, _ in counted)
-        result[side] = (weighted + harmonic) / 2
+        # at most 100: a weighted mean of moves at 100 can round to 100.00000000000001
+        result[side] = min(100.0, (weighted + harmonic) / 2)
     return result
