@@ -412,10 +412,12 @@ class EngineState:
             except Exception:  # exiting anyway: stderr only
                 traceback.print_exc(file=sys.stderr)
 
-    def wait_threads(self, timeout: Optional[float] = None) -> bool:
-        """Wait for the running perft, bench or search thread to end; True if none runs."""
+    def wait_threads(self, timeout: Optional[float] = None, search: bool = True) -> bool:
+        """Wait for the running perft, bench or (with ``search``) search thread to end; True if
+        none runs."""
         task = self.tasks.current
-        for thread in (task.thread if task is not None else None, self.search.thread if self.search else None):
+        searching = self.search.thread if self.search and search else None
+        for thread in (task.thread if task is not None else None, searching):
             if thread is not None:
                 thread.join(timeout)
                 if thread.is_alive():

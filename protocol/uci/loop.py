@@ -167,24 +167,13 @@ class UciLoop:
         self._held.clear()
         self.state.shutdown()
 
-    def wait_idle(self, timeout: Optional[float] = None) -> bool:
-        """Wait for the running search, perft or bench thread to end and run the commands held
-        behind a perft or bench (for in-process tests); True if idle."""
+    def wait_idle(self, timeout: Optional[float] = None, search: bool = True) -> bool:
+        """Wait for the running perft or bench thread and (with ``search``; a search may be
+        endless) the search thread to end and run the commands held behind a perft or bench
+        (for in-process tests); True if idle."""
         while True:
-            if not self.state.wait_threads(timeout):
+            if not self.state.wait_threads(timeout, search):
                 return False
-            if not self._held or not self.run_held():
-                return True
-
-    def wait_task_idle(self, timeout: Optional[float] = None) -> bool:
-        """Wait for the running perft or bench (not a search, which may be endless) to end and
-        run the commands held behind it (for in-process tests); True if no task runs."""
-        while True:
-            task = self.state.tasks.current
-            if task is not None and task.thread is not None:
-                task.thread.join(timeout)
-                if task.thread.is_alive():
-                    return False
             if not self._held or not self.run_held():
                 return True
 

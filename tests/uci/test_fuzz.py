@@ -298,7 +298,7 @@ def run_stream(lines: List[str], factory) -> None:
                 # wait for it here, so that each line's effect is checked as it comes. Only for
                 # the perft: a perft refused (after a refused position) leaves an endless search
                 # running, as any refused command changes nothing.
-                assert loop.wait_task_idle(WAIT)
+                assert loop.wait_idle(WAIT, search=False)
             if name == "go" and command.args[:1] != ["perft"]:
                 if expected is not None:
                     assert loop.state.search is not search_before, "go started no search: %r" % line
