@@ -232,7 +232,7 @@ def test_syzygy_path_list_separator(tmp_path):
 
 
 def test_uci_reports_the_unreadable_table_once_and_still_takes_the_rook(tmp_path):
-    directory = broken_copy(tmp_path, "KQvK.rtbw", os.urandom(1000))
+    directory = broken_copy(tmp_path, "KQvK.rtbw", random.Random(3).randbytes(1000))
     output = Output()
     loop = UciLoop(Writer(output.write), lambda hash_mb: Searcher(hash_mb))
     run(loop, "setoption name SyzygyPath value %s" % directory, "isready")
