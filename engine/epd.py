@@ -69,6 +69,29 @@ _C_FILE_PAWN_MOVE = re.compile(r"c[1-8]\Z")
 _JUNK = "\x00\x1a\ufeff"
 COMMENT_PREFIXES = ("#", "%", ";", "//")
 """A line starting with one of these (after blanks) is a comment."""
+REPEATS_SHOWN = 5
+"""Warnings of one kind about one input worded in full; the rest are counted in one line."""
+
+
+class Repeats:
+    """Warnings about one input, by kind: the first ``shown`` of a kind are worded, the rest
+    only counted, so that a hostile file (10,000 unknown opcodes) cannot flood stderr."""
+
+    def __init__(self, shown: int = REPEATS_SHOWN) -> None:
+        self.shown = shown
+        self._counts: Dict[str, int] = {}
+
+    def admit(self, kind: str) -> bool:
+        """Count one more warning of ``kind`` (a plural noun: ``"unknown opcodes"``); True while
+        it is still to be worded."""
+        count = self._counts.get(kind, 0) + 1
+        self._counts[kind] = count
+        return count <= self.shown
+
+    def tail(self) -> List[str]:
+        """One line per kind with warnings left unworded: ``... and 9,995 more unknown opcodes``."""
+        return ["... and {:,} more {}".format(count - self.shown, kind)
+                for kind, count in self._counts.items() if count > self.shown]
 
 
 @dataclass
@@ -124,6 +147,8 @@ class EpdReader:
         self.chess960 = chess960
         self.ignored: Dict[str, List[int]] = {}
         """What the lenient reading left out, each kind with the lines it happened on."""
+        self._categories: Dict[str, str] = {}
+        """The category of each kind of ``ignored`` (``"unknown opcodes"``), for ``summary``."""
 
     def read(self, lines: Iterable[str], first_number: int = 1) -> Iterator[Union[EpdRecord, SkippedLine]]:
         """An ``EpdRecord`` or a ``SkippedLine`` for each line that is not blank or a comment."""
@@ -164,18 +189,34 @@ class EpdReader:
 
     def summary(self) -> List[str]:
         """One sentence per kind of thing left out: ``'2 lines: unknown opcode 'xyz' ignored
-        (first at line 4)'``; empty when nothing was."""
+        (first at line 4)'``, at most ``REPEATS_SHOWN`` of a category (unknown opcodes, moves
+        not legal, ...) and then ``'... and 9,995 more unknown opcodes ignored'``; empty when
+        nothing was."""
         out = []
+        repeats = Repeats()
         for kind, numbers in self.ignored.items():
-            count = "%d line%s" % (len(numbers), "" if len(numbers) == 1 else "s")
-            out.append("%s: %s ignored (first at line %d)" % (count, kind, numbers[0]))
-        return out
+            if repeats.admit(self._categories[kind]):
+                count = "%d line%s" % (len(numbers), "" if len(numbers) == 1 else "s")
+                out.append("%s: %s ignored (first at line %d)" % (count, kind, numbers[0]))
+        return out + [line + " ignored" for line in repeats.tail()]
+
+    def kinds(self) -> List[str]:
+        """The kinds of things left out (``"unknown opcode 'tcsi'"``), at most ``REPEATS_SHOWN``
+        of a category, then a count of the rest per category (``"... and 9,995 more unknown
+        opcodes"``): what to report about one line, such as a command-line argument."""
+        out = []
+        repeats = Repeats()
+        for kind in self.ignored:
+            if repeats.admit(self._categories[kind]):
+                out.append(kind)
+        return out + repeats.tail()
 
     # -- one line ----------------------------------------------------------------------------
 
-    def _note(self, number: Optional[int], kind: str) -> None:
+    def _note(self, number: Optional[int], category: str, kind: str) -> None:
         if number is not None:
             self.ignored.setdefault(kind, []).append(number)
+            self._categories[kind] = category
 
     def _parse(self, text: str, chess960: bool, number: Optional[int]) -> Tuple[chess.Board, Dict[str, Any]]:
         fields, rest = _board_fields(text)
@@ -223,13 +264,13 @@ class EpdReader:
                 if len(words) == 1 and _INTEGER.match(words[0]):
                     ops[opcode] = int(words[0])
                 else:
-                    self._note(number, "%s operand %r (not an integer)" % (opcode, " ".join(words)))
+                    self._note(number, "operands not integers", "%s operand %r (not an integer)" % (opcode, " ".join(words)))
             elif opcode in TEXT_OPCODES:
                 ops[opcode] = " ".join(_unquote(word) for word in operands)
             elif opcode.startswith('"') or not opcode[:1].isalpha():
-                self._note(number, "text %r outside an operation" % " ".join([opcode] + operands))
+                self._note(number, "texts outside an operation", "text %r outside an operation" % " ".join([opcode] + operands))
             else:
-                self._note(number, "unknown opcode %r" % opcode)
+                self._note(number, "unknown opcodes", "unknown opcode %r" % opcode)
         return ops
 
     def _moves(self, board: chess.Board, opcode: str, operands: List[str], number: Optional[int]) -> List[chess.Move]:
@@ -243,7 +284,7 @@ class EpdReader:
                 continue  # a lone "+" or "!" after a move
             move = _parse_move(position, word)
             if move is None:
-                self._note(number, "%s move %r (not legal here)" % (opcode, word))
+                self._note(number, "moves not legal", "%s move %r (not legal here)" % (opcode, word))
                 if opcode in LINE_OPCODES:
                     break
                 continue

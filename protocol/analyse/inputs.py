@@ -17,7 +17,7 @@ from typing import IO, Callable, Iterator, List, Optional, Tuple, Union
 
 import chess
 
-from engine.epd import FEN_FIELD_NAMES, PLACEMENT, EpdReader, SkippedLine, clean_line, is_comment
+from engine.epd import FEN_FIELD_NAMES, PLACEMENT, EpdReader, Repeats, SkippedLine, clean_line, is_comment
 from engine.pgn import PgnLines, PgnReader, decode_line, read_game  # noqa: F401 (read_game: for tasks, resume, review)
 from engine.textlines import BoundedLines, Line, LongLine
 from protocol.analyse.filters import GameFilter
@@ -83,12 +83,13 @@ Report = Callable[[str], None]
 
 def parse_position(text: str, chess960: bool = False) -> Tuple[chess.Board, dict, List[str]]:
     """A board, its EPD operations and what the lenient reading left out (``"unknown opcode
-    'tcsi'"``, one entry per kind) from a FEN, an EPD line, ``startpos`` or UCI's
-    ``startpos moves e2e4 ...`` / ``<fen> moves ...`` (engine/epd.py, which also recognises
-    Chess960; ``chess960=True`` forces it). Raises ValueError with the reason."""
+    'tcsi'"``, one entry per kind, a few of a category then their count: ``EpdReader.kinds``)
+    from a FEN, an EPD line, ``startpos`` or UCI's ``startpos moves e2e4 ...`` / ``<fen> moves
+    ...`` (engine/epd.py, which also recognises Chess960; ``chess960=True`` forces it). Raises
+    ValueError with the reason."""
     reader = EpdReader(chess960)
     board, ops = reader.parse(text)
-    return board, ops, list(reader.ignored)
+    return board, ops, reader.kinds()
 
 
 def plan_game(board: chess.Board, n_moves: int, side: Optional[chess.Color],
@@ -241,20 +242,25 @@ class Inputs:
         """One task per position line; blank and comment lines are skipped, what the lenient
         reading left out is reported once for the file, a line too long to hold is skipped."""
         reader = EpdReader(self.selection.chess960)
+        repeats = Repeats()  # a few of each kind worded, the rest counted at the end
         found = skipped = 0
         for number, line in enumerate(lines, 1):
             if isinstance(line, LongLine):
-                self.report("%s:%d: skipped: the line %s" % (path, number, line.reason()))
+                if repeats.admit("long lines skipped"):
+                    self.report("%s:%d: skipped: the line %s" % (path, number, line.reason()))
                 skipped += 1
                 continue
             for item in reader.read([line], number):
                 if isinstance(item, SkippedLine):
-                    self.report("%s:%d: bad position, skipped: %s" % (path, item.number, item.reason))
+                    if repeats.admit("bad positions skipped"):
+                        self.report("%s:%d: bad position, skipped: %s" % (path, item.number, item.reason))
                     skipped += 1
                     continue
                 found += 1
                 yield _position_task("%s:%d" % (path, item.number), item.board, item.ops)
         self.failed += skipped
+        for message in repeats.tail():
+            self.report("%s: %s" % (path, message))
         for message in reader.summary():
             self.report("%s: %s" % (path, message))
         if not found and not skipped:
@@ -267,11 +273,13 @@ class Inputs:
         by ``--where``/``--skip-games`` are not read past their headers."""
         selection = self.selection
         reader = PgnReader(selection.games.want if selection.games.active else None)
+        repeats = Repeats()  # a few skipped games worded, the rest counted at the end
         for item in reader.read(handle):
             source = "%s:%d" % (path, item.line)
             if item.problem is not None:
                 self.failed += 1
-                self.report("%s: game %d skipped: %s" % (source, item.number, item.problem))
+                if repeats.admit("games skipped"):
+                    self.report("%s: game %d skipped: %s" % (source, item.number, item.problem))
             else:
                 board = item.game.board()
                 n_moves = sum(1 for _ in item.game.mainline_moves())
@@ -281,6 +289,8 @@ class Inputs:
                     yield GameTask(source, item.number, item.text, selected, analysed)
             if selection.games.full:
                 break  # --games N: the rest is not read
+        for message in repeats.tail():
+            self.report("%s: %s" % (path, message))
         if not reader.games:
             self.report("%s: no games found (not a PGN file?)" % path)
             self.failed += 1

@@ -315,6 +315,43 @@ def test_ignored_parts_of_an_argument_are_reported_once():
     assert err.count("argument 1: unknown opcode 'tcsi' ignored") == 1, err
 
 
+# Issue 51, item 10c: a flood of warnings about one input is five lines and a count.
+
+def test_ten_thousand_unknown_opcodes_of_a_file_are_five_lines_and_a_count(tmp_path):
+    path = tmp_path / "ops.epd"
+    path.write_text(BOARD + " " + " ".join("zq%d x;" % i for i in range(10000)) + "\n")
+    status, items, err = run_analyse(["--depth", "1", "--jobs", "1", "-q", str(path)])
+    assert status == 0 and len(items) == 1
+    assert err.count("unknown opcode 'zq") == 5, err[:2000]
+    assert err.count("%s: ... and 9,995 more unknown opcodes ignored" % path) == 1, err[-2000:]
+
+
+def test_ten_thousand_unknown_opcodes_of_an_argument_are_five_lines_and_a_count():
+    status, items, err = run_analyse(["--depth", "1", "-q", BOARD + " " + " ".join("zq%d x;" % i for i in range(10000))])
+    assert status == 0 and len(items) == 1
+    assert err.count("argument 1: unknown opcode 'zq") == 5, err[:2000]
+    assert err.count("argument 1: ... and 9,995 more unknown opcodes ignored") == 1, err[-2000:]
+
+
+def test_many_bad_lines_of_a_file_are_five_lines_and_a_count(tmp_path):
+    path = tmp_path / "bad.epd"
+    path.write_text("not a position %d\n" % 0 + "".join("not a position %d\n" % i for i in range(1, 20)) + START_FEN + "\n")
+    status, items, err = run_analyse(["--depth", "1", "--jobs", "1", "-q", str(path)])
+    assert status == 20 and len(items) == 1  # each bad line is still a failure
+    assert err.count("bad position, skipped") == 5 and "%s:5: bad position, skipped" % path in err, err
+    assert "%s:6: bad position" % path not in err
+    assert err.count("%s: ... and 15 more bad positions skipped" % path) == 1, err
+
+
+def test_many_broken_games_of_a_file_are_five_lines_and_a_count(tmp_path):
+    path = tmp_path / "broken.pgn"
+    path.write_text("\n".join([BROKEN_GAME] * 8 + [SCHOLAR]))
+    status, items, err = run_analyse(["--depth", "1", "--jobs", "1", "-q", str(path)])
+    assert status == 8 and items, err
+    assert err.count("skipped: illegal san: 'Ke3'") == 5, err
+    assert err.count("%s: ... and 3 more games skipped" % path) == 1, err
+
+
 @pytest.mark.parametrize("argv", [
     [START + " b", "KQkq", "-", "0", "1"],                       # half-quoted
     [START + " b KQkq", "-", "0", "1"],

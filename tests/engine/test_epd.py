@@ -80,6 +80,18 @@ def test_ignored_parts_are_counted_per_kind_and_reported_once():
     ]
 
 
+def test_many_kinds_of_one_category_are_summarised_after_the_first_five():
+    # 10,000 different unknown opcodes are one category: five worded, the rest counted in one
+    # line, so a hostile file cannot flood stderr (issue 51, item 10c).
+    reader = EpdReader()
+    line = BOARD + " " + " ".join("zq%d x;" % i for i in range(10000)) + " dm x;"
+    assert len(list(reader.read([line]))) == 1
+    summary = reader.summary()
+    assert summary[:5] == ["1 line: unknown opcode 'zq%d' ignored (first at line 1)" % i for i in range(5)]
+    assert summary[5:] == ["1 line: dm operand 'x' (not an integer) ignored (first at line 1)",
+                           "... and 9,995 more unknown opcodes ignored"]
+
+
 def test_a_line_is_skipped_only_for_its_board():
     reader = EpdReader()
     lines = ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKKNR w KQkq - bm e4;",   # two white kings
