@@ -7,7 +7,7 @@ Every writer flushes after each task's output, so an interrupted run leaves whol
 import csv
 import json
 import time
-from typing import Callable, Dict, IO, List, Optional
+from typing import Any, Callable, Dict, IO, List, Optional
 
 from protocol.analyse.tasks import RECORD_KEYS, TaskResult
 
@@ -15,6 +15,9 @@ FORMATS = ("jsonl", "csv", "pgn")
 
 CSV_COLUMNS = tuple(key for key in RECORD_KEYS if key != "lines") + ("multipv",)
 """CSV has one row per MultiPV line: the position's columns, then that line's move, score and PV."""
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A spreadsheet runs a cell beginning with one of these as a formula (OWASP, "CSV Injection")."""
 
 
 class JsonLinesWriter:
@@ -36,7 +39,7 @@ class CsvWriter:
 
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
-        self.writer = csv.writer(stream, lineterminator="\n")
+        self.writer = csv_writer(stream)
         self.writer.writerow(CSV_COLUMNS)
         stream.flush()
 
@@ -63,12 +66,32 @@ def csv_rows(record: Dict) -> List[Dict]:
     return rows
 
 
+def csv_writer(stream: IO[str]) -> Any:
+    """The CSV writer of ``pruner analyse``: every text cell quoted, numbers bare (so that a
+    spreadsheet reads a score of -35 as a number, and quoted cells as text)."""
+    return csv.writer(stream, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+
+
+def escape_cell(text: str) -> str:
+    """``text`` as a spreadsheet shows it and never runs it: a leading single quote before a
+    formula start (OWASP's escape), and before a single quote of the text's own, which a
+    spreadsheet would swallow (so that ``unescape_cell`` gives back the text exactly)."""
+    return "'" + text if text.startswith(FORMULA_STARTS + ("'",)) else text
+
+
+def unescape_cell(text: str) -> str:
+    """The text that ``escape_cell`` escaped (a resume compares it with the input's)."""
+    return text[1:] if text.startswith("'") else text
+
+
 def _cell(value: object) -> object:
+    # Only text is escaped, whatever the column: ids, sources, moves, FENs. Numbers (scores,
+    # depths, counts) are ints and stay numbers, a negative one too.
     if value is None:
         return ""
     if isinstance(value, list):
-        return " ".join(str(item) for item in value)
-    return value
+        value = " ".join(str(item) for item in value)
+    return escape_cell(value) if isinstance(value, str) else value
 
 
 class PgnWriter:

@@ -32,7 +32,7 @@ import chess.pgn
 
 from engine.textlines import BoundedLines, LongLine
 from protocol.analyse.inputs import GameTask, PositionTask, Task, read_game
-from protocol.analyse.output import CSV_COLUMNS, CsvWriter, make_writer
+from protocol.analyse.output import CSV_COLUMNS, CsvWriter, csv_writer, make_writer, unescape_cell
 from protocol.output_files import describe_error, write_file
 
 Key = Tuple[str, Optional[int]]
@@ -138,7 +138,7 @@ class _HeaderlessCsvWriter(CsvWriter):
 
     def __init__(self, stream: IO[str]) -> None:  # noqa: super().__init__ would write the header
         self.stream = stream
-        self.writer = csv.writer(stream, lineterminator="\n")
+        self.writer = csv_writer(stream)
 
 
 @dataclass
@@ -253,7 +253,7 @@ def _csv_records(numbered: Iterator[Tuple[Line, bool]], multipv: int) -> Iterato
             if len(row) != len(CSV_COLUMNS):
                 raise ValueError("%d columns" % len(row))
             ply = row[column["ply"]]
-            key = (row[column["source"]], int(ply) if ply else None)
+            key = (unescape_cell(row[column["source"]]), int(ply) if ply else None)
         except (ValueError, StopIteration):
             if last:
                 break

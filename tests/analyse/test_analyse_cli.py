@@ -9,6 +9,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -436,6 +437,45 @@ def test_csv_has_a_row_per_position_and_line(files):
         second = item["lines"][1]
         assert row["best_uci"] == second["move_uci"] and row["pv_uci"] == " ".join(second["pv_uci"])
         assert row["fen"] == item["fen"] and row["nodes"] == str(item["nodes"])
+
+
+# Issue 51, item 10a: no cell taken from the input starts a formula in a spreadsheet (OWASP's
+# "CSV Injection": a cell beginning with = + - @ tab or CR gets a leading single quote, and
+# text cells are quoted); numbers, a negative score among them, stay bare numbers.
+LOSING = "4k3/8/8/8/8/8/8/3QK3 b - -"
+"""Black to move a queen down: a negative ``cp``."""
+FORMULA_IDS = ["=HYPERLINK('http://x')", "+1", "-2", "@SUM(A1)", "\tx", "'quoted"]
+
+
+def test_csv_cells_from_the_input_cannot_start_a_formula(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    lines = ['%s id "%s";' % (LOSING, text) for text in FORMULA_IDS]
+    (tmp_path / "=cmd.epd").write_text("\n".join(lines) + "\n")
+    status, out, err = run(["--depth", "1", "--jobs", "1", "--format", "csv", "-q", "=cmd.epd"])
+    assert status == 0, err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    _, jsonl, _ = run(["--depth", "1", "--jobs", "1", "-q", "=cmd.epd"])
+    assert [item["id"] for item in records(jsonl)] == FORMULA_IDS  # read as they are
+    assert [row["id"] for row in rows] == ["'" + text for text in FORMULA_IDS]
+    assert [row["source"] for row in rows] == ["'=cmd.epd:%d" % n for n in range(1, len(lines) + 1)]
+    for line in out.splitlines()[1:]:
+        assert line.startswith('"\'=cmd.epd:'), line  # the escaped cell is quoted
+        assert re.search(r',-[0-9]+,', line), line  # the negative cp: a bare number, no quote
+    assert all(int(row["cp"]) < 0 for row in rows)
+
+
+def test_csv_escaping_is_undone_when_a_run_is_resumed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "=cmd.epd").write_text("%s id =a;\n%s id =b;\n%s id =c;\n" % (LOSING, LOSING, LOSING))
+    argv = ["--depth", "1", "--jobs", "1", "--format", "csv", "-q", "-o", "out.csv", "=cmd.epd"]
+    assert run(argv)[0] == 0
+    whole = (tmp_path / "out.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "out.csv").write_text("".join(whole[:2]))  # the header and the first record
+    status, _, err = run(argv + ["--resume"])
+    assert status == 0, err
+    resumed = (tmp_path / "out.csv").read_text().splitlines(keepends=True)
+    time_ms = CSV_COLUMNS.index("time_ms")
+    assert [row[:time_ms] for row in csv.reader(resumed)] == [row[:time_ms] for row in csv.reader(whole)]
 
 
 # -- annotated PGN --------------------------------------------------------------------------
