@@ -34,7 +34,7 @@ from typing import IO, Callable, Deque, Iterable, Iterator, List, Optional
 
 
 from engine.analysis import DEFAULT_DEPTH
-from engine.cpus import usable_cpus
+from engine.cpus import physical_memory_mb, usable_cpus
 from protocol.analyse.annotate import VARIATIONS
 from protocol.analyse.filters import build_filter
 from protocol.analyse.inputs import GameTask, Inputs, Selection, Task, file_arguments
@@ -196,6 +196,22 @@ def _selection(args: argparse.Namespace) -> Selection:
                      games=games, input_format=input_format)
 
 
+def _hash_problem(args: argparse.Namespace) -> Optional[str]:
+    """Why ``--hash`` cannot be had: every worker here (``--jobs``, or the engine processes of
+    ``--engine``) takes a table of that size, and together they must fit in the machine's
+    memory; else each input would fail with a MemoryError. Not checked with ``--cluster`` (the
+    workers are other machines) or where the system does not tell its memory."""
+    memory = physical_memory_mb()
+    if args.cluster or memory is None:
+        return None
+    jobs = args.jobs or usable_cpus()
+    if args.hash * jobs <= memory:
+        return None
+    what = "more" if args.hash > memory else "%d workers of %d MB are more" % (jobs, args.hash)
+    return "--hash %d: %s than this machine's memory (%d MB); at most %d with --jobs %d" % (
+        args.hash, what, memory, memory // jobs, jobs)
+
+
 def _output_problem(args: argparse.Namespace, stdin: Optional[IO[str]]) -> Optional[str]:
     """Why the outputs cannot be written: one of them is an input (it would be destroyed before
     it is read) or another output; asked before anything is opened for writing."""
@@ -226,7 +242,7 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
     try:
         args = parser.parse_args(argv)
         review = review_collect.from_args(args, parser)  # None without --report/--plot
-        problem = cluster_runner.check_arguments(args) or uci_engine.check_arguments(args)
+        problem = cluster_runner.check_arguments(args) or uci_engine.check_arguments(args) or _hash_problem(args)
         if problem is not None:
             raise UsageError(problem)
         selection = _selection(args)

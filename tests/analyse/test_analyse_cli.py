@@ -22,6 +22,8 @@ import pytest
 
 from engine.analysis import analyse
 from protocol.analyse.annotate import judge, winning_chances
+from engine.cpus import physical_memory_mb
+from protocol.analyse import cli
 from protocol.analyse.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
 from protocol.analyse.output import CSV_COLUMNS, Progress
 from protocol.analyse.tasks import LINE_KEYS, RECORD_KEYS
@@ -254,6 +256,26 @@ def test_latin1_pgn_keeps_its_names(tmp_path):
     assert status == 0 and err == ""
     game = chess.pgn.read_game(io.StringIO(out))
     assert (game.headers["White"], game.headers["Black"]) == ("Réti", "Müller")
+
+
+# Issue 51, item 10b: an impossible --hash is refused before any input is read.
+
+def test_a_hash_larger_than_the_machine_is_refused_at_the_start():
+    mb = max(999999, physical_memory_mb() + 1)  # the issue's case, or more on a larger machine
+    status, out, err = run(["--hash", str(mb), "--jobs", "1", "startpos"])
+    assert status == EXIT_USAGE and out == "", err
+    assert "--hash %d: more than this machine's memory (%d MB)" % (mb, physical_memory_mb()) in err, err
+    assert "MemoryError" not in err
+
+
+def test_the_hash_of_every_worker_must_fit_in_the_memory(monkeypatch):
+    monkeypatch.setattr(cli, "physical_memory_mb", lambda: 1000)
+    status, out, err = run(["--hash", "600", "--jobs", "2", "--depth", "1", "startpos"])
+    assert status == EXIT_USAGE and out == ""
+    assert "--hash 600: 2 workers of 600 MB are more than this machine's memory (1000 MB); " \
+           "at most 500 with --jobs 2" in err, err
+    status, out, err = run(["--hash", "500", "--jobs", "2", "--depth", "1", "-q", "startpos"])
+    assert status == 0 and len(records(out)) == 1, err
 
 
 # -- positions as users give them (engine/epd.py): quirky files, split FENs, standard input --

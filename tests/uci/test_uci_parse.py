@@ -251,6 +251,18 @@ def test_options_reach_the_searcher_at_creation_and_later():
     assert searcher.calls[-1][0] == "search" and searcher.calls[-1][3] == 4
 
 
+def test_an_impossible_hash_is_refused_and_the_old_one_kept():
+    # Issue 51, item 10b: the UCI side of `pruner analyse --hash 999999`: refused by the
+    # option's range before any table is allocated, with the reason, and the table unchanged.
+    loop, output, holder = make_loop()
+    run(loop, "setoption name Hash value 64", "isready", "setoption name Hash value 999999")
+    assert output.lines[-1] == "info string error: option Hash: 999999 is out of range 1..4096"
+    assert holder[0].calls[:1] == [("init", 64)] and not any(c[0] == "set_hash" for c in holder[0].calls)
+    run(loop, "go depth 1")
+    loop.wait_idle(WAIT)
+    assert loop.state.options["Hash"] == 64 and output.lines[-1].startswith("bestmove ")
+
+
 def test_searcher_actions_during_a_search_wait_for_its_end_in_order():
     loop, output, holder = make_loop(block=True)
     run(loop, "go infinite")
