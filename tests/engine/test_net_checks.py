@@ -5,9 +5,9 @@ reaches the mate or tablebase range; the shipped net's path can be pointed at a 
 (``PRUNER_SHIPPED_NET``), and then the evaluation is the classical one and says why, naming
 the file."""
 
+import hashlib
 import os
 import random
-import struct
 import zlib
 
 import chess
@@ -17,6 +17,7 @@ from engine import evaluate as evaluation, nnue, types
 from engine.board import Position
 from engine.search import Searcher, SearchParams
 from engine.types import MATE_BOUND, TB_BOUND, Limits
+from net_helpers import damaged_copies, shipped_bytes
 from test_nnue import game_boards, random_net
 
 FIELDS = ("magic", "version", "hidden", "qa", "qb", "scale", "flags", "length", "crc")
@@ -123,24 +124,6 @@ def test_a_search_with_an_extreme_net_never_reports_a_mate_score(tmp_path):
 
 # -- the shipped net's state --------------------------------------------------------------------
 
-def damaged_copies(tmp_path):
-    """The shipped net damaged the ways issue 51 found, each with what its refusal says."""
-    good = open(nnue.DEFAULT_NET, "rb").read()
-    copies = {"truncated": (good[:len(good) // 2], "payload of"),
-              "zeroed": (bytes(len(good)), "not a Pruner net"),
-              "random": (random.Random(51).randbytes(len(good)), "not a Pruner net")}
-    out = {}
-    for kind, (data, reason) in copies.items():
-        path = tmp_path / ("%s.nnue" % kind)
-        path.write_bytes(data)
-        out[kind] = (str(path), reason)
-    folder = tmp_path / "folder.nnue"
-    folder.mkdir()
-    out["a folder in its place"] = (str(folder), "not a regular file")
-    out["missing"] = (str(tmp_path / "missing.nnue"), "No such file or directory")
-    return out
-
-
 def test_a_damaged_shipped_net_is_named_with_the_reason(tmp_path, monkeypatch):
     for kind, (path, reason) in damaged_copies(tmp_path).items():
         monkeypatch.setenv(nnue.NET_VARIABLE, path)
@@ -149,14 +132,14 @@ def test_a_damaged_shipped_net_is_named_with_the_reason(tmp_path, monkeypatch):
         assert problem.startswith(path + ": ") and reason in problem, (kind, problem)
     monkeypatch.delenv(nnue.NET_VARIABLE)
     net, problem = nnue.load_default()
-    assert problem is None and net.sha256.startswith("93d75fc79e92")  # docs/nnue.md's SHA-256
+    assert problem is None and net.sha256 == hashlib.sha256(shipped_bytes()).hexdigest()
 
 
 def test_an_unreadable_shipped_net_is_named_with_the_reason(tmp_path, monkeypatch):
     """chmod 000 does not stop root, who runs the tests: the OSError ``open`` would raise is
     made by hand."""
     path = tmp_path / "locked.nnue"
-    path.write_bytes(open(nnue.DEFAULT_NET, "rb").read())
+    path.write_bytes(shipped_bytes())
 
     def refused(name, *args, **kwargs):
         raise PermissionError(13, "Permission denied", name)
@@ -180,11 +163,10 @@ def test_the_evaluation_says_which_net_runs_or_why_none_does(monkeypatch):
                                                 "/x/pruner.nnue: checksum mismatch (the file is damaged)")
 
 
-def test_the_shipped_net_is_only_read_where_the_variable_says_when_it_is_set(tmp_path, monkeypatch):
+def test_the_shipped_nets_path_follows_the_variable_and_an_empty_one_leaves_the_package_file(tmp_path, monkeypatch):
     copy = tmp_path / "copy.nnue"
-    copy.write_bytes(open(nnue.DEFAULT_NET, "rb").read())
+    copy.write_bytes(shipped_bytes())
     monkeypatch.setenv(nnue.NET_VARIABLE, str(copy))
     assert nnue.default_path() == str(copy)
     monkeypatch.setenv(nnue.NET_VARIABLE, "")
     assert nnue.default_path() == nnue.DEFAULT_NET == os.path.join(os.path.dirname(nnue.__file__), "pruner.nnue")
-    assert struct.unpack_from("<8s", open(nnue.DEFAULT_NET, "rb").read())[0] == nnue.MAGIC  # never touched
