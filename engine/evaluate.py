@@ -558,7 +558,8 @@ class Breakdown:
     net: Optional[int] = None
     """The net's share from the side to move (None: no net in use)."""
     net_description: str = ""
-    """Which net: its file, shape and whether it adds to the classical evaluation."""
+    """Which net: its file, checksum, shape and whether it adds to the classical evaluation;
+    without a net, why not (``describe_evaluation``)."""
 
     @property
     def mg(self) -> int:

@@ -33,7 +33,9 @@ File format (little-endian; docs/nnue.md): a 32-byte header
     payload CRC-32     u32 (zlib.crc32)
 
 then the payload: W1 as int16 [768][N] (feature-major), b1 int16 [N], W2 int16 [2N],
-b2 int32. Never pickle: the file is data only.
+b2 int32. Never pickle: the file is data only. Header fields outside what the engine supports
+are refused with the field and its range (``check_fields``): a ``qb`` of 0 divided by zero at
+every evaluation, a ``scale`` of 65535 scored the start position as a mate.
 """
 
 import array
@@ -194,7 +196,8 @@ def check_bounds(net: Net) -> None:
 
 
 def from_bytes(data: bytes, name: str = "net") -> Net:
-    """A net from a file's bytes; ``NetError`` says what is wrong (magic, version, size, checksum)."""
+    """A net from a file's bytes; ``NetError`` says what is wrong (magic, version, a header field,
+    size, checksum)."""
     if len(data) < HEADER.size:
         raise NetError("%s: %d bytes, shorter than the %d-byte header" % (name, len(data), HEADER.size))
     magic, version, hidden, qa, qb, scale, flags, length, crc = HEADER.unpack_from(data)

@@ -47,8 +47,8 @@ def _signed(cp: int) -> str:
 def eval_table(breakdown: Breakdown, in_check: bool = False) -> List[str]:
     """``eval``: each term's middlegame and endgame value for White, for Black and the
     difference (White's view), in pawns; then the phase, the tapered sum, the side to move's
-    tempo, the net's share when a net is in use (after the classical total; else why none is) and the final
-    evaluation from White's side, as ``evaluate`` computes it. In check
+    tempo, the net's share when a net is in use (after the classical total; without one, why
+    not) and the final evaluation from White's side, as ``evaluate`` computes it. In check
     the search never uses the static evaluation: the last line says so, as Stockfish's does."""
     width = max([len(term.name) for term in breakdown.terms] + [len("Total")])
     rule = "+-%s-+-------------+-------------+-------------+" % ("-" * width)

@@ -206,10 +206,11 @@ class UciLoop:
         """Which evaluation runs, as an ``info string`` (as Stockfish names its net; it does so at
         ``go``, Pruner before ``uciok``, where a GUI's log shows it first); a shipped net that
         cannot be used is also named on stderr, once a process, with the reason."""
-        from engine.evaluate import describe_evaluation, net_problem  # loads the net (30 ms on CPython)
+        # Imported here, not after uciok: it loads the net (40-50 ms of CPU on CPython).
+        from engine.evaluate import describe_evaluation, net_in_use, net_problem
         line = describe_evaluation()
         self.writer.send("info string " + line)
-        if net_problem() is not None and not self._evaluation_reported:
+        if net_in_use() is None and net_problem() is not None and not self._evaluation_reported:
             self._evaluation_reported = True
             sys.stderr.write("pruner: %s\n" % line)  # stderr too: a match's log keeps it
             sys.stderr.flush()
