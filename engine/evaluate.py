@@ -15,6 +15,7 @@ from typing import List, Optional, Tuple
 import chess
 
 from engine import eval_terms, nnue, weights
+from engine.types import EVAL_LIMIT
 
 PHASE_INC = (0, 0, 1, 1, 2, 4, 0)
 """Game-phase weight per piece type (index by python-chess piece type; 0 is unused)."""
@@ -270,9 +271,15 @@ def evaluate(board: chess.Board) -> int:
     gives for the same position in the search."""
     net = _net
     if net is None:
-        return classical(board)
+        return bounded(classical(board))
     learned = net.evaluate(net.accumulator(nnue.board_pieces(board)), 1 if board.turn else 0)
-    return classical(board) + learned if net.residual else learned
+    return bounded(classical(board) + learned if net.residual else learned)
+
+
+def bounded(score: int) -> int:
+    """``score`` within ``EVAL_LIMIT`` either way: a net may say anything (its header fields are
+    checked, its weights' sum is not), and a static evaluation must never read as a mate."""
+    return EVAL_LIMIT if score > EVAL_LIMIT else -EVAL_LIMIT if score < -EVAL_LIMIT else score
 
 
 # -- the learned evaluation (engine.nnue) --------------------------------------------------------
@@ -483,6 +490,8 @@ def evaluate_position(pos) -> int:
     else:
         learned = net.evaluate(pos.acc, pos.turn)
         value = classical_position(pos) + learned if net.residual else learned
+    if not -EVAL_LIMIT <= value <= EVAL_LIMIT:  # ``bounded``, inline: this is the search's hot path
+        value = EVAL_LIMIT if value > 0 else -EVAL_LIMIT
     if len(_eval_cache) >= _EVAL_CACHE_MAX:
         _eval_cache.clear()
     _eval_cache[key] = value
@@ -549,7 +558,8 @@ class Breakdown:
     net: Optional[int] = None
     """The net's share from the side to move (None: no net in use)."""
     net_description: str = ""
-    """Which net: its file, shape and whether it adds to the classical evaluation."""
+    """Which net: its file, checksum, shape and whether it adds to the classical evaluation;
+    without a net, why not (``describe_evaluation``)."""
 
     @property
     def mg(self) -> int:
@@ -628,13 +638,26 @@ def breakdown(board: chess.Board) -> Breakdown:
     classical_score = tapered + TEMPO
     net = _net
     if net is None:
-        return Breakdown(terms, phase, board.turn, tapered, TEMPO, classical_score, classical_score)
+        return Breakdown(terms, phase, board.turn, tapered, TEMPO, bounded(classical_score), classical_score,
+                         net_description=describe_evaluation())
     learned = net.evaluate(net.accumulator(nnue.board_pieces(board)), 1 if board.turn else 0)
-    score = classical_score + learned if net.residual else learned
+    score = bounded(classical_score + learned if net.residual else learned)
     return Breakdown(terms, phase, board.turn, tapered, TEMPO, score, classical_score, learned, describe_net(net))
 
 
 def describe_net(net: "nnue.Net") -> str:
-    """One line naming a net: file, shape, and how it is used."""
-    return "%s (768->%dx2->1, %s)" % (net.name or "net", net.hidden,
-                                      "added to the classical evaluation" if net.residual else "replaces it")
+    """One line naming a net: file, short checksum (SHA-256's first 12 hex digits, as
+    docs/nnue.md gives the shipped net's), shape, and how it is used."""
+    checksum = " sha256 %s" % net.sha256[:12] if net.sha256 else ""
+    return "%s%s (768->%dx2->1, %s)" % (net.name or "net", checksum, net.hidden,
+                                        "added to the classical evaluation" if net.residual else "replaces it")
+
+
+def describe_evaluation() -> str:
+    """Which evaluation runs, in one line (``uci``, ``eval``, ``pruner --version``): the net in
+    use, or the classical evaluation and why (the shipped net's file and what is wrong with it)."""
+    if _net is not None:
+        return "NNUE evaluation using " + describe_net(_net)
+    if _net_problem is not None:
+        return "classical evaluation, because the shipped net cannot be used: " + _net_problem
+    return "classical evaluation (no net asked for)"

@@ -33,10 +33,13 @@ File format (little-endian; docs/nnue.md): a 32-byte header
     payload CRC-32     u32 (zlib.crc32)
 
 then the payload: W1 as int16 [768][N] (feature-major), b1 int16 [N], W2 int16 [2N],
-b2 int32. Never pickle: the file is data only.
+b2 int32. Never pickle: the file is data only. Header fields outside what the engine supports
+are refused with the field and its range (``check_fields``): a ``qb`` of 0 divided by zero at
+every evaluation, a ``scale`` of 65535 scored the start position as a mate.
 """
 
 import array
+import hashlib
 import os
 import stat
 import struct
@@ -58,6 +61,18 @@ leaves its 16 bits (``check_bounds``)."""
 
 DEFAULT_NET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pruner.nnue")
 """The net shipped in the package."""
+NET_VARIABLE = "PRUNER_SHIPPED_NET"
+"""A path here stands in for ``DEFAULT_NET`` when the evaluation loads it, once, at import
+(tests point it at a damaged copy; the real file is never touched)."""
+
+MAX_HIDDEN = 1024
+"""More hidden units than this are refused: the packed accumulator would hold 2,048 lanes, and
+the search in Python would evaluate a few hundred positions a second."""
+MAX_QB = 32767
+"""``qb`` is the int16 output weight that stands for 1.0: above int16's top no weight reaches it."""
+MAX_SCALE = 1000
+"""Centipawns of an output of 1.0 (the trainer writes 400): beyond ten pawns a unit the file is
+not a net of this engine's scale."""
 
 
 class NetError(ValueError):
@@ -75,6 +90,7 @@ class Net:
 
     def __init__(self, hidden: int, qa: int, qb: int, scale: int, residual: bool, w1: Sequence[int],
                  b1: Sequence[int], w2: Sequence[int], b2: int, name: str = "") -> None:
+        check_fields(name or "net", hidden, qa, qb, scale, FLAG_RESIDUAL if residual else 0)
         if len(w1) != FEATURES * hidden or len(b1) != hidden or len(w2) != 2 * hidden:
             raise NetError("%s: layer sizes do not match hidden size %d" % (name or "net", hidden))
         self.hidden = hidden
@@ -85,6 +101,8 @@ class Net:
         self.w2 = list(w2)
         self.b2 = b2
         self.name = name
+        self.sha256 = ""
+        """The file's SHA-256 in hex ("" for a net not read from a file)."""
         check_bounds(self)
         lanes = 2 * hidden
         self.sign_bits = sum(1 << (LANE * i + LANE - 1) for i in range(lanes))
@@ -152,11 +170,22 @@ def _pack(values: Sequence[int]) -> int:
     return packed
 
 
+def check_fields(name: str, hidden: int, qa: int, qb: int, scale: int, flags: int) -> None:
+    """Refuse header fields outside what the engine supports, naming the field, its value and the
+    range: a ``qb`` of 0 would divide by zero at every evaluation, a huge ``scale`` make the net's
+    scores meaningless, an unknown flag ask for something this engine does not do."""
+    ranges = (("hidden units", hidden, 1, MAX_HIDDEN), ("qa", qa, 1, 255), ("qb", qb, 1, MAX_QB),
+              ("scale", scale, 1, MAX_SCALE))
+    for field, value, low, high in ranges:
+        if not low <= value <= high:
+            raise NetError("%s: %s must be %d..%d, not %d" % (name, field, low, high, value))
+    if flags & ~FLAG_RESIDUAL:
+        raise NetError("%s: unknown flags 0x%04x (this engine knows only bit 0, residual)" % (name, flags))
+
+
 def check_bounds(net: Net) -> None:
-    """Refuse a net whose accumulator could leave a lane's 16 bits on some board, or whose
-    clipped ReLU top is not below 256 (the evaluation reads one byte a lane)."""
-    if not 0 < net.qa < 256:
-        raise NetError("%s: qa must be 1..255, not %d" % (net.name or "net", net.qa))
+    """Refuse a net whose accumulator could leave a lane's 16 bits on some board (its clipped
+    ReLU top, ``qa``, is below 256 by ``check_fields``: the evaluation reads one byte a lane)."""
     hidden = net.hidden
     for i in range(hidden):
         column = net.w1[i::hidden]
@@ -167,7 +196,8 @@ def check_bounds(net: Net) -> None:
 
 
 def from_bytes(data: bytes, name: str = "net") -> Net:
-    """A net from a file's bytes; ``NetError`` says what is wrong (magic, version, size, checksum)."""
+    """A net from a file's bytes; ``NetError`` says what is wrong (magic, version, a header field,
+    size, checksum)."""
     if len(data) < HEADER.size:
         raise NetError("%s: %d bytes, shorter than the %d-byte header" % (name, len(data), HEADER.size))
     magic, version, hidden, qa, qb, scale, flags, length, crc = HEADER.unpack_from(data)
@@ -175,6 +205,7 @@ def from_bytes(data: bytes, name: str = "net") -> Net:
         raise NetError("%s: not a Pruner net (magic %r)" % (name, magic))
     if version != FORMAT_VERSION:
         raise NetError("%s: format version %d, this engine reads %d" % (name, version, FORMAT_VERSION))
+    check_fields(name, hidden, qa, qb, scale, flags)  # before the sizes: an absurd N is named as such
     payload = data[HEADER.size:]
     expected = 2 * (FEATURES * hidden + hidden + 2 * hidden) + 4
     if length != expected or len(payload) != length:
@@ -189,7 +220,9 @@ def from_bytes(data: bytes, name: str = "net") -> Net:
     w1_end = FEATURES * hidden
     w1, b1, w2 = values[:w1_end], values[w1_end:w1_end + hidden], values[w1_end + hidden:]
     b2 = struct.unpack("<i", payload[-4:])[0]
-    return Net(hidden, qa, qb, scale, bool(flags & FLAG_RESIDUAL), w1, b1, w2, b2, name=name)
+    net = Net(hidden, qa, qb, scale, bool(flags & FLAG_RESIDUAL), w1, b1, w2, b2, name=name)
+    net.sha256 = hashlib.sha256(data).hexdigest()
+    return net
 
 
 MAX_FILE_BYTES = 16 << 20
@@ -208,7 +241,9 @@ def load(path: str) -> Net:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise NetError("%s: %s" % (path, exc.strerror or exc)) from None
-    return from_bytes(data, name=os.path.basename(path))
+    net = from_bytes(data, name=path)  # a refusal names the whole path
+    net.name = os.path.basename(path)
+    return net
 
 
 def board_pieces(board) -> list:
@@ -216,9 +251,14 @@ def board_pieces(board) -> list:
     return [(piece.piece_type, int(piece.color), square) for square, piece in board.piece_map().items()]
 
 
+def default_path() -> str:
+    """The shipped net's file: ``DEFAULT_NET``, or the path ``PRUNER_SHIPPED_NET`` names."""
+    return os.environ.get(NET_VARIABLE) or DEFAULT_NET
+
+
 def load_default() -> Tuple[Optional[Net], Optional[str]]:
-    """The shipped net, or None and the reason it could not be loaded."""
+    """The shipped net, or None and the reason it could not be loaded (naming the file)."""
     try:
-        return load(DEFAULT_NET), None
+        return load(default_path()), None
     except NetError as exc:
         return None, str(exc)

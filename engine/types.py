@@ -34,6 +34,10 @@ TB_SHOWN = 20000
 """A tablebase win ``d`` half-moves away is shown to GUIs as ``cp 20000 - d`` (as Stockfish 16
 and later show them): far above any evaluation, clearly not a mate."""
 
+EVAL_LIMIT = 10000
+"""No static evaluation is larger (``engine.evaluate`` clamps it): whatever a net's weights say,
+an evaluation stays far below the tablebase (``TB_BOUND``) and mate (``MATE_BOUND``) scores."""
+
 DRAW = 0
 
 

@@ -10,12 +10,13 @@ loading the analysis application, and a subcommand owns its own options: ``analy
 arguments untouched.
 """
 
+import argparse
 import importlib
 import os
 import platform
 import shlex
 import sys
-from typing import Callable, Dict, List, NamedTuple, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 import engine
 from protocol import interpreter
@@ -74,14 +75,28 @@ with the function its ``run`` calls."""
 
 
 def _version() -> str:
-    return "Pruner %s (%s; %s)" % (engine.__version__, interpreter.running_on(), interpreter.reason())
+    """``--version``: the version and the Python it runs on, then which evaluation runs."""
+    from engine.evaluate import describe_evaluation  # loads the net: only for --version
+    return "Pruner %s (%s; %s)\n%s" % (engine.__version__, interpreter.running_on(), interpreter.reason(),
+                                      describe_evaluation())
+
+
+class _VersionAction(argparse.Action):
+    """argparse's ``version`` action, with the text made when ``--version`` is given (``--help``
+    and the other paths through ``_usage`` do not load the net)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: Optional[str] = None) -> None:
+        print(_version())
+        parser.exit()
 
 
 def _usage() -> ArgumentParser:
     parser = ArgumentParser(
         prog="pruner",
         description="Pruner, a UCI chess engine in Python. Without a command it speaks UCI on stdin/stdout.")
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
+                        help="show the version, the Python it runs on and the evaluation, and exit")
     parser.add_argument(interpreter.FLAG, metavar="WHICH",
                         help="auto (the default: PyPy for the engine when pypy3 is installed), pypy, cpython, or "
                              "the path of a PyPy executable; also the %s variable; goes before the command"

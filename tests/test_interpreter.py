@@ -234,7 +234,7 @@ def test_the_bootstrap_runs_pruner_on_this_interpreter():
     run = subprocess.run([sys.executable, "-c", code, "--version"], cwd="/", env=env, capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "Pruner %s (%s %s; auto: here)" % (
+    assert run.stdout.splitlines()[0] == "Pruner %s (%s %s; auto: here)" % (
         command_line.engine.__version__, platform.python_implementation(), platform.python_version())
 
 
@@ -259,7 +259,7 @@ def test_pruner_stays_on_cpython_when_asked(tmp_path):
     assert info(run) == ("CPython", platform.python_version(), "PRUNER_INTERPRETER=cpython: no switch")
     run = run_pruner(environment(tmp_path), "--interpreter", "cpython", "--version", stdin="")
     assert run.stdout.startswith("Pruner %s (CPython" % command_line.engine.__version__)
-    assert run.stdout.strip().endswith("; --interpreter cpython: no switch)")
+    assert run.stdout.splitlines()[0].endswith("; --interpreter cpython: no switch)")
 
 
 @needs_cpython
@@ -318,6 +318,7 @@ def test_pruner_bench_and_version_on_the_real_pypy():
     bench = run_pruner(env, "bench", "2", stdin="")
     assert bench.returncode == 0 and re.search(r"^Interpreter: PyPy 3\.\d+", bench.stdout, re.M), bench.stderr
     version = run_pruner(env, "--version", stdin="")
-    assert re.fullmatch(r"Pruner \S+ \(PyPy 3\.\d+\.\d+; auto: %s\)\n" % re.escape(REAL_PYPY), version.stdout)
+    assert re.fullmatch(r"Pruner \S+ \(PyPy 3\.\d+\.\d+; auto: %s\)\nNNUE evaluation using .*\n" % re.escape(REAL_PYPY),
+                        version.stdout)
     analyse = run_pruner(env, "analyse", "--depth", "1", "startpos", stdin="")
     assert analyse.returncode == 0, analyse.stderr  # auto leaves analyse on CPython

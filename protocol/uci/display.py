@@ -47,8 +47,8 @@ def _signed(cp: int) -> str:
 def eval_table(breakdown: Breakdown, in_check: bool = False) -> List[str]:
     """``eval``: each term's middlegame and endgame value for White, for Black and the
     difference (White's view), in pawns; then the phase, the tapered sum, the side to move's
-    tempo, the net's share when a net is in use (after the classical total) and the final
-    evaluation from White's side, as ``evaluate`` computes it. In check
+    tempo, the net's share when a net is in use (after the classical total; without one, why
+    not) and the final evaluation from White's side, as ``evaluate`` computes it. In check
     the search never uses the static evaluation: the last line says so, as Stockfish's does."""
     width = max([len(term.name) for term in breakdown.terms] + [len("Total")])
     rule = "+-%s-+-------------+-------------+-------------+" % ("-" * width)
@@ -82,6 +82,8 @@ def eval_table(breakdown: Breakdown, in_check: bool = False) -> List[str]:
         lines.append("Classical evaluation   %s (white side)" % _signed(sign * breakdown.classical))
         lines.append("NNUE                   %s (white side) %s" % (_signed(sign * breakdown.net),
                                                                     breakdown.net_description))
+    else:  # say why there is no net: a damaged shipped one must not pass unnoticed
+        lines.append("NNUE                   none: %s" % breakdown.net_description)
     if in_check:
         lines.append("Final evaluation: none (in check)")
     else:

@@ -23,6 +23,7 @@ import os
 import queue
 import random
 import signal
+import sys
 import threading
 from collections import deque
 from functools import partial
@@ -107,6 +108,8 @@ class UciLoop:
         """What the commands act on (position, options, searcher, searches, perft, bench)."""
         self._held: Deque[Tuple[Command, str]] = deque()
         """Commands that came while a perft or bench ran, in order."""
+        self._evaluation_reported = False
+        """The unusable shipped net was named on stderr (once a process, however many ``uci``)."""
         self._handlers = {
             "uci": self._uci, "debug": self._debug, "isready": self._isready,
             "setoption": self._setoption, "register": self._register, "ucinewgame": self._ucinewgame,
@@ -193,10 +196,24 @@ class UciLoop:
         self.writer.send("id name Pruner %s" % engine.__version__)
         self.writer.send("id author %s" % AUTHOR)
         self.writer.send("info string " + interpreter.describe())  # before uciok: python-chess warns of lines after it
+        self._report_evaluation()
         for line in self.state.options.uci_lines():
             self.writer.send(line)
         self.writer.send("uciok")
         preload_search_modules()
+
+    def _report_evaluation(self) -> None:
+        """Which evaluation runs, as an ``info string`` (as Stockfish names its net; it does so at
+        ``go``, Pruner before ``uciok``, where a GUI's log shows it first); a shipped net that
+        cannot be used is also named on stderr, once a process, with the reason."""
+        # Imported here, not after uciok: it loads the net (40-50 ms of CPU on CPython).
+        from engine.evaluate import describe_evaluation, net_in_use, net_problem
+        line = describe_evaluation()
+        self.writer.send("info string " + line)
+        if net_in_use() is None and net_problem() is not None and not self._evaluation_reported:
+            self._evaluation_reported = True
+            sys.stderr.write("pruner: %s\n" % line)  # stderr too: a match's log keeps it
+            sys.stderr.flush()
 
     def _debug(self, command: Command) -> None:
         if not command.args or command.args[0] not in ("on", "off"):

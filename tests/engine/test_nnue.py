@@ -174,4 +174,5 @@ def test_the_breakdown_shows_the_nets_share_and_adds_up(net_in_use):
     net_in_use(None)
     parts = evaluation.breakdown(chess.Board())
     assert parts.net is None and parts.score == parts.classical
-    assert not any(line.startswith("NNUE") for line in eval_table(parts))
+    nnue_lines = [line for line in eval_table(parts) if line.startswith("NNUE")]
+    assert nnue_lines == ["NNUE                   none: classical evaluation (no net asked for)"]

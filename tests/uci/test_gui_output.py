@@ -189,7 +189,8 @@ def test_eval_shows_the_terms_and_the_final_evaluation_from_whites_side(classica
     assert any(line.startswith("|       Material |") for line in lines)
     white_view = -evaluate(chess.Board(fen))
     assert lines[-1] == "Final evaluation       %+.2f (white side)" % (white_view / 100)
-    assert lines[-2] == "Tempo                  -0.10 (white side; Black to move)"
+    assert lines[-3] == "Tempo                  -0.10 (white side; Black to move)"
+    assert lines[-2] == "NNUE                   none: classical evaluation (no net asked for)"  # and why not
     # Total row: the terms' sums; rows of the table all have the same width.
     table = [line for line in lines if line.startswith(("|", "+"))]
     assert len({len(line) for line in table}) == 1

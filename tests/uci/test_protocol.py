@@ -77,7 +77,8 @@ def test_uci_handshake_lists_id_and_every_option(uci):
     assert lines[2] == "info string Pruner runs on %s %s (%s)" % (
         platform.python_implementation(), platform.python_version(),
         "started on PyPy" if platform.python_implementation() == "PyPy" else "python -m protocol: no switch")
-    assert lines[3:] == OPTION_LINES
+    assert lines[3].startswith("info string NNUE evaluation using pruner.nnue sha256 ")  # tests/uci/test_net_state.py
+    assert lines[4:] == OPTION_LINES
     uci.send("quit")
     assert uci.exit_status() == 0
 

@@ -1,0 +1,34 @@
+"""The shipped net damaged the ways issue 51 found it (truncated, zeroed, random bytes,
+unreadable, missing), in copies in a temporary folder: the tests point ``PRUNER_SHIPPED_NET``
+at a copy, never touching engine/pruner.nnue."""
+
+import random
+
+from engine import nnue
+
+
+def shipped_bytes() -> bytes:
+    """The shipped net's file, read."""
+    with open(nnue.DEFAULT_NET, "rb") as handle:
+        return handle.read()
+
+
+def damaged_copies(folder):
+    """{kind: (path, what its refusal says)} of damaged stand-ins for the shipped net under
+    ``folder`` (a ``pathlib.Path``). Root, who runs the tests, reads a file of mode 000, so the
+    unreadable ones are a folder in the file's place and a path through a file (``os.stat``
+    fails with ENOTDIR, an ``OSError`` as a refused ``open`` would raise)."""
+    good = shipped_bytes()
+    copies = {"truncated": (good[:len(good) // 2], "payload of"),
+              "zeroed": (bytes(len(good)), "not a Pruner net"),
+              "random": (random.Random(51).randbytes(len(good)), "not a Pruner net")}
+    out = {}
+    for kind, (data, reason) in copies.items():
+        path = folder / ("%s.nnue" % kind)
+        path.write_bytes(data)
+        out[kind] = (str(path), reason)
+    (folder / "folder.nnue").mkdir()
+    out["a folder in its place"] = (str(folder / "folder.nnue"), "not a regular file")
+    out["unreadable"] = (str(folder / "truncated.nnue" / "pruner.nnue"), "Not a directory")
+    out["missing"] = (str(folder / "missing.nnue"), "No such file or directory")
+    return out
