@@ -725,6 +725,45 @@ def test_resume_reads_faults_and_refuses_what_is_not_one_match(tmp_path):
     assert resume(str(tmp_path / "none.pgn"), openings, [0, 1], 4).pairs == frozenset()
 
 
+def _cut_points(text):
+    """Where a game's record can be torn: within its headers, right after them, within its
+    moves, before its result and within it (each an offset into ``text``, the game's record)."""
+    moves = text.index("\n\n") + 2
+    result = text.rstrip().rindex(" ") + 1
+    return {"in the headers": text.index("[Result") + 5, "after the headers": moves,
+            "within the moves": (moves + result) // 2, "before the result": result,
+            "within the result": result + 2}
+
+
+def test_resume_replays_a_game_whose_record_is_torn(capsys, tmp_path):
+    pgn = tmp_path / "games.pgn"
+    argv = ["--engine", fake("--name", "A"), "--engine", fake("--name", "B", "--seed", "3"), "--depth", "1",
+            "--games", "4", "--max-moves", "6", "--openings", NOOB, "--sequential", "--opening-start", "20",
+            "--pgn", str(pgn), "--concurrency", "1"]
+    assert match_cli.main(argv) == 0
+    capsys.readouterr()
+    whole, rounds = pgn.read_text(), _rounds(pgn)
+    last = pgn_games(str(pgn))[-1][1]
+    start = whole.rindex(last.strip())
+    assert len(_cut_points(last)) == 5 and all(0 < cut < len(last.strip()) for cut in _cut_points(last).values())
+    for where, cut in _cut_points(last).items():
+        pgn.write_text(whole[:start + cut])
+        assert match_cli.main(argv + ["--resume"]) == 0, where
+        lines = capsys.readouterr().out.splitlines()
+        assert "Resumed from %s: 1 finished pairs counted (2 games, 0 faults), 2 games of unfinished pairs left " \
+               "out to be played again" % pgn in lines, (where, lines)
+        progress = [re.match(r"\[\s*(\d+)/4\]", line) for line in lines]
+        assert sorted(int(m.group(1)) for m in progress if m) == [3, 4], where  # pair 2 again
+        assert _rounds(pgn) == rounds, where  # each game from the opening the match that never stopped gave it
+        with open(pgn, encoding="utf-8") as handle:
+            games = list(iter(lambda: chess.pgn.read_game(handle), None))
+        assert [len(list(game.mainline_moves())) for game in games] == \
+            [int(game.headers["PlyCount"]) for game in games] and not any(game.errors for game in games), where
+    pgn.write_text(whole.rstrip() + "\n")  # whole, only its last blank line lost: nothing to replay
+    assert match_cli.main(argv + ["--resume"]) == 0
+    assert "Resumed from %s: 2 finished pairs counted (4 games" % pgn in capsys.readouterr().out
+
+
 # --- the default opponent --------------------------------------------------------------------
 
 def test_the_default_opponent_is_this_checkouts_pruner_on_this_python(monkeypatch):
