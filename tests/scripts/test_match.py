@@ -503,9 +503,10 @@ def test_json_holds_the_final_numbers(capsys, tmp_path):
     assert "Elo %+.1f ± %.1f" % (data["elo"]["value"] + 0.0, data["elo"]["error"]) in lines[-1]
 
 
-def test_kill_stops_a_background_match_as_ctrl_c_does_and_writes_the_json(tmp_path):
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_kill_stops_a_background_match_as_ctrl_c_does_and_writes_the_json(tmp_path, name):
     # A shell's `cmd &` starts the match with SIGINT ignored; `kill PID` (SIGTERM) must still
-    # end it with the finished games counted and the JSON written.
+    # end it with the finished games counted and the JSON written; SIGHUP (the terminal closed) too.
     path = tmp_path / "result.json"
     argv = [sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", fake("--name", "A"),
             "--engine", fake("--name", "B"), "--depth", "1", "--games", "400", "--max-moves", "10",
@@ -516,7 +517,7 @@ def test_kill_stops_a_background_match_as_ctrl_c_does_and_writes_the_json(tmp_pa
     for line in process.stdout:
         lines.append(line)
         if re.match(r"\[ *2/", line):
-            process.terminate()
+            process.send_signal(getattr(signal, name))
             break
     lines += process.stdout.readlines()
     assert process.wait(timeout=60) == EXIT_INTERRUPTED
