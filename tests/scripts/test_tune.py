@@ -344,9 +344,8 @@ def test_a_sighup_given_to_tune_py_is_passed_on_to_its_match(tmp_path):
                      "signal.signal(signal.SIGHUP, lambda *_: sys.exit(128 + signal.SIGHUP))\n"
                      "print('ready', flush=True)\ntime.sleep(60)\nsys.exit(3)\n")
     runner = subprocess.Popen(
-        [sys.executable, "-c", "import sys; sys.path.insert(0, %r); import tune\n"
-                               "tune.MATCH_SCRIPT = sys.argv[1]; sys.exit(tune.run_match([]))"
-         % os.path.join(ROOT, "scripts"), str(child)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        [sys.executable, "-c", "import sys, tune; tune.MATCH_SCRIPT = sys.argv[1]; sys.exit(tune.run_match([]))",
+         str(child)], cwd=os.path.join(ROOT, "scripts"), stdout=subprocess.PIPE, text=True)  # -c: imports from cwd
     try:
         assert runner.stdout.readline() == "ready\n"  # the match stand-in runs, its handler set
         runner.send_signal(signal.SIGHUP)
