@@ -643,11 +643,16 @@ def _rounds(path):
                 iter(lambda: chess.pgn.read_headers(handle), None)]
 
 
+def _sequential_match(pgn, games, max_moves, opening_start, concurrency):
+    """A match of two fake engines on the book's openings from ``opening_start``, to resume."""
+    return ["--engine", fake("--name", "A"), "--engine", fake("--name", "B", "--seed", "3"), "--depth", "1",
+            "--games", str(games), "--max-moves", str(max_moves), "--openings", NOOB, "--sequential",
+            "--opening-start", str(opening_start), "--pgn", str(pgn), "--concurrency", str(concurrency)]
+
+
 def test_resume_counts_the_finished_pairs_and_plays_the_rest(capsys, tmp_path):
     pgn = tmp_path / "games.pgn"
-    argv = ["--engine", fake("--name", "A"), "--engine", fake("--name", "B", "--seed", "3"), "--depth", "1",
-            "--games", "8", "--max-moves", "4", "--openings", NOOB, "--sequential", "--opening-start", "40",
-            "--pgn", str(pgn), "--concurrency", "2"]
+    argv = _sequential_match(pgn, 8, 4, 40, 2)
     assert match_cli.main(argv) == 0
     capsys.readouterr()
     full = dict(_rounds(pgn))
@@ -738,9 +743,7 @@ def _cut_points(text):
 
 def test_resume_replays_a_game_whose_record_is_torn(capsys, tmp_path):
     pgn = tmp_path / "games.pgn"
-    argv = ["--engine", fake("--name", "A"), "--engine", fake("--name", "B", "--seed", "3"), "--depth", "1",
-            "--games", "4", "--max-moves", "6", "--openings", NOOB, "--sequential", "--opening-start", "20",
-            "--pgn", str(pgn), "--concurrency", "1"]
+    argv = _sequential_match(pgn, 4, 6, 20, 1)
     assert match_cli.main(argv) == 0
     capsys.readouterr()
     whole, rounds = pgn.read_text(), _rounds(pgn)
