@@ -17,13 +17,28 @@ match lab (scripts/matchlib), which both write reports, pictures and JSON next t
 * ``unwritable``: why a path cannot be written, asked before the work starts.
 * ``OutputError``: a write that failed (disk full, a device that fails, a closed standard
   output), naming the output, for a program to end with one line instead of a traceback.
+* ``locked``: the outputs of a run locked for the whole run, so a second run given one of
+  them refuses it at once (``OutputBusy``, exit status ``EXIT_BUSY``) instead of splicing its
+  records into the first's. Each output has a lock file ``.NAME.lock`` next to it (through a
+  symbolic link: next to its target) held with ``fcntl.flock``: the kernel lets it go when the
+  holder ends however it ends (``kill -9`` included), so no stale lock is left to clean up.
+  A directory (a run that appends to the files in it) is locked the same way. Devices and
+  FIFOs are not locked (two runs writing ``/dev/null`` harm nothing); where the
+  folder takes no lock file the output itself is locked; a platform without ``fcntl`` or a
+  file system without ``flock`` runs unlocked, as before.
 """
 
 import contextlib
+import errno
 import itertools
 import os
 import stat
-from typing import IO, Iterator, Optional, Sequence, Tuple
+from typing import IO, Iterator, List, Optional, Sequence, Tuple
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks of this kind; runs are not locked there
+    fcntl = None  # type: ignore[assignment]
 
 Named = Tuple[str, str]
 """(what it is on the command line, such as ``--report`` or ``input``; its path)."""
@@ -141,3 +156,108 @@ class OutputError(Exception):
 def describe_error(error: BaseException) -> str:
     """The reason of an OSError as a user reads it (``No space left on device``)."""
     return getattr(error, "strerror", None) or str(error) or type(error).__name__
+
+
+EXIT_BUSY = 75
+"""Exit status of a run refused because another run is writing one of its outputs (sysexits.h
+``EX_TEMPFAIL``: nothing is wrong with the command; try again once the other run has ended)."""
+
+
+class OutputBusy(Exception):
+    """An output that another run is writing: ``-o out.jsonl: another run (pid 4242) is
+    writing it (lock .out.jsonl.lock); try again when it has ended``."""
+
+    def __init__(self, what: str, path: str, lock: str, holder: Optional[int]) -> None:
+        run = "another run (pid %d)" % holder if holder else "another run"
+        super().__init__("%s %s: %s is writing it (lock %s); try again when it has ended" % (what, path, run, lock))
+        self.what = what
+        self.path = path
+
+
+def lock_path(path: str) -> str:
+    """The lock file of output ``path``: ``.NAME.lock`` beside it (beside a link's target)."""
+    folder, name = os.path.split(os.path.realpath(path))
+    return os.path.join(folder, ".%s.lock" % name)
+
+
+_BUSY = {errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES}
+"""``flock`` errors that mean another holds the lock; any other (ENOLCK, EOPNOTSUPP: a file
+system without such locks) leaves the output unlocked, as on a platform without them."""
+
+
+def _holder(descriptor: int) -> Optional[int]:
+    """The process id the holder wrote into its lock file, if it has yet."""
+    try:
+        text = os.pread(descriptor, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _lock_file(what: str, path: str) -> Tuple[Optional[int], Optional[str]]:
+    """Take the lock of one output: (its descriptor, the lock file to remove on release), or
+    (None, None) where it cannot be locked; OutputBusy while another process holds it."""
+    lock = lock_path(path)
+    while True:
+        try:
+            descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+            created = lock
+        except OSError:  # a folder that takes no new file: lock the output itself, if it is there
+            try:
+                descriptor, created = os.open(path, os.O_RDONLY), None
+            except OSError:
+                return None, None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = _holder(descriptor) if created else None
+            os.close(descriptor)
+            if exc.errno not in _BUSY:
+                return None, None
+            raise OutputBusy(what, path, created or path, holder) from None
+        if created is None:
+            return descriptor, None
+        # The run that held it may have removed it between our open and our flock: a lock on
+        # a removed file keeps nobody out, so take the one now at that name.
+        try:
+            same = os.path.samestat(os.fstat(descriptor), os.stat(lock))
+        except OSError:
+            same = False
+        if same:
+            with contextlib.suppress(OSError):  # the pid only makes the busy message clearer
+                os.ftruncate(descriptor, 0)
+                os.pwrite(descriptor, b"%d\n" % os.getpid(), 0)
+            return descriptor, lock
+        os.close(descriptor)
+
+
+def _release(held: List[Tuple[int, Optional[str]]]) -> None:
+    # The file goes before the lock, so a run that opens it after this takes a new one.
+    for descriptor, lock in reversed(held):
+        if lock is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(lock)
+        os.close(descriptor)
+
+
+@contextlib.contextmanager
+def locked(outputs: Sequence[Named]) -> Iterator[None]:
+    """Hold the lock of every output (regular files, directories a run appends to, names not
+    there yet) for the block;
+    OutputBusy, naming the first output another run holds, before anything is written."""
+    held: List[Tuple[int, Optional[str]]] = []
+    try:
+        if fcntl is not None:
+            seen = set()
+            for what, path in outputs:
+                status = _stat(path)
+                if status is not None and not (stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode)) \
+                        or lock_path(path) in seen:
+                    continue
+                seen.add(lock_path(path))
+                descriptor, lock = _lock_file(what, path)
+                if descriptor is not None:
+                    held.append((descriptor, lock))
+        yield
+    finally:
+        _release(held)

@@ -20,13 +20,13 @@ import chess
 
 from engine.cpus import usable_cpus
 from protocol.arguments import ArgumentParser
-from protocol.output_files import same_file_problem
+from protocol.output_files import EXIT_BUSY, OutputBusy, locked, same_file_problem
 
 from matchlib.adjudication import AdjudicationRules
 from matchlib.args import checked, game_pairs, positive_int, positive_ms, time_control
 from matchlib.cluster import ClusterMatch, cluster_address
 from matchlib import jsonout
-from matchlib.engines import parse_engine_spec, this_pruner
+from matchlib.engines import EngineSpec, parse_engine_spec, this_pruner
 from matchlib.fastchess import DEFAULT_EVERY as DEFAULT_REPORT_EVERY
 from matchlib.game import GameSettings
 from matchlib.openings import Opening, load_openings, pair_order
@@ -38,6 +38,9 @@ from matchlib.cluster import EXIT_UNAVAILABLE
 from matchlib.cli import EXIT_OUTPUT
 from matchlib.stats import MODELS, Sprt
 from matchlib.timecontrol import TimeControl
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that stop a match as Ctrl-C does (Windows has no SIGHUP)."""
 
 BOOKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "books")
 DEFAULT_BOOK = os.path.join(BOOKS, "noob_3moves_5000.epd")
@@ -72,9 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
                "the runner, the rest is the command, e.g. --engine \"cwd=/tmp/base python -m protocol\". "
                "Exit status: %d done (with --sprt: H1 accepted), %d H0 accepted, %d SPRT inconclusive "
                "(the games ran out), %d an engine could not be started (or a usage error), %d the --cluster "
-               "cannot be used, %d an output could not be written, %d interrupted (Ctrl-C or SIGTERM); faults "
-               "never change it. See docs/match.md."
-               % (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_START, EXIT_UNAVAILABLE, EXIT_OUTPUT, EXIT_INTERRUPTED),
+               "cannot be used, %d an output could not be written, %d another match is writing an output, %d "
+               "interrupted (Ctrl-C, SIGTERM or SIGHUP); faults never change it. See docs/match.md."
+               % (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_START, EXIT_UNAVAILABLE, EXIT_OUTPUT, EXIT_BUSY,
+                  EXIT_INTERRUPTED),
         formatter_class=_HelpFormatter)
 
     engines = parser.add_argument_group("engines")
@@ -247,9 +251,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.json and jsonout.check_path(args.json):
         parser.error("--json %s: %s" % (args.json, jsonout.check_path(args.json)))
     book = args.openings or (DEFAULT_960_BOOK if args.chess960 else DEFAULT_BOOK)
-    problem = same_file_problem([(flag, path) for flag, path in (("--pgn", args.pgn), ("--json", args.json),
-                                                                  ("--plot", args.plot)) if path],
-                                [("input", book)] if book != START_POSITION else [])
+    outputs = [(flag, path) for flag, path in (("--pgn", args.pgn), ("--json", args.json), ("--plot", args.plot))
+               if path]
+    problem = same_file_problem(outputs, [("input", book)] if book != START_POSITION else [])
     if problem:
         parser.error(problem)
     if args.pgn_append and not args.pgn:
@@ -260,6 +264,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error("--resume cannot be used with --cluster")
     if args.report_every < 0:
         parser.error("--report-every must be 0 or more, got %d" % args.report_every)
+    try:
+        # Before --resume rewrites the PGN: a second match on one of these outputs is refused.
+        with locked(outputs):
+            return _play(args, parser, spec1, spec2, sprt)
+    except OutputBusy as exc:
+        print("match.py: error: %s" % exc, file=sys.stderr)
+        return EXIT_BUSY
+
+
+def _play(args: argparse.Namespace, parser: argparse.ArgumentParser, spec1: EngineSpec, spec2: EngineSpec,
+          sprt: Optional[Sprt]) -> int:
+    """The match of a checked command line, its outputs locked: its ``MatchResult.exit_code``."""
     tc = _time_control(args, parser)
     openings, source = _openings(args, parser)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
@@ -293,12 +309,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     match = ClusterMatch(config, args.cluster) if args.cluster else Match(config)  # Dask: matchlib/cluster.py
     # `kill PID` stops a match as Ctrl-C does (games in progress abandoned, the finished ones
     # counted, the JSON written): a match started in the background by a shell (`cmd &`) has
-    # SIGINT ignored, so Ctrl-C's path was out of reach there.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # SIGINT ignored, so Ctrl-C's path was out of reach there. SIGHUP (the terminal closed) too,
+    # unless ignored (`nohup`).
+    previous = {number: signal.signal(number, _interrupt) for number in STOP_SIGNALS
+                if number == signal.SIGTERM or signal.getsignal(number) is not signal.SIG_IGN}
     try:
         result = match.run()
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     if args.json:
         jsonout.write(args.json, result, config)
     return result.exit_code

@@ -7,7 +7,9 @@
     python3 scripts/nnue.py train data.npz -o engine/pruner.nnue      # numpy: pip install '.[nnue]'
 
 Run ``gen`` under PyPy for speed (Pruner plays the games; Stockfish labels them).
-docs/nnue.md says how the shipped net was made.
+docs/nnue.md says how the shipped net was made. ``gen``, ``games`` and ``relabel`` append to
+their ``--out`` directory and lock it for the run: a second run on it is refused at once with
+status 75 (``protocol.output_files.locked``).
 """
 
 import argparse
@@ -29,6 +31,21 @@ DEFAULT_BOOK = os.path.join(HERE, "books", "noob_3moves_5000.epd")
 def _stockfish() -> str:
     found = shutil.which("stockfish") or ("/usr/games/stockfish" if os.path.exists("/usr/games/stockfish") else None)
     return found or "stockfish"
+
+
+def _appending(run):
+    """``run(options)`` with its ``--out`` directory locked (made first: its folder holds the
+    lock): a second run appending to it would splice its lines into this one's shards."""
+    def locked_run(options) -> int:
+        from protocol.output_files import EXIT_BUSY, OutputBusy, locked
+        os.makedirs(options.out, exist_ok=True)
+        try:
+            with locked([("--out", options.out)]):
+                return run(options)
+        except OutputBusy as exc:
+            print("error: %s" % exc, file=sys.stderr)
+            return EXIT_BUSY
+    return locked_run
 
 
 def _gen_worker(args) -> None:
@@ -146,7 +163,7 @@ def main(argv=None) -> int:
                      help="also keep the positions after the teacher's N best moves (0: none)")
     gen.add_argument("--book", default=DEFAULT_BOOK)
     gen.add_argument("--stockfish", default=_stockfish())
-    gen.set_defaults(run=cmd_gen)
+    gen.set_defaults(run=_appending(cmd_gen))
     relabel = sub.add_parser("relabel", help="the same games scored by another teacher", allow_abbrev=False)
     relabel.add_argument("source", help="a run directory")
     relabel.add_argument("--out", required=True)
@@ -154,13 +171,13 @@ def main(argv=None) -> int:
     relabel.add_argument("--limit", type=int, default=0, help="about this many positions (0: all)")
     relabel.add_argument("--jobs", type=int, default=1)
     relabel.add_argument("--stockfish", default=_stockfish())
-    relabel.set_defaults(run=cmd_relabel)
+    relabel.set_defaults(run=_appending(cmd_relabel))
     games = sub.add_parser("games", help="positions of finished PGN games, labelled by a teacher", allow_abbrev=False)
     games.add_argument("pgn", nargs="+", help="PGN files (.pgn or .pgn.gz)")
     games.add_argument("--out", required=True, help="the run's directory (made, or resumed)")
     games.add_argument("--teacher", default="stockfish:8")
     games.add_argument("--stockfish", default=_stockfish())
-    games.set_defaults(run=cmd_games)
+    games.set_defaults(run=_appending(cmd_games))
     stats = sub.add_parser("stats", help="positions, games and duplicates of a run", allow_abbrev=False)
     stats.add_argument("directory")
     stats.set_defaults(run=cmd_stats)

@@ -30,15 +30,17 @@ MATCH_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "match.p
 def run_match(argv: List[str]) -> int:
     """scripts/match.py with ``argv``, run as the program it is (a script runs another, it does
     not import it) on this Python: its exit status. The match has a process group of its own and
-    a Ctrl-C or SIGTERM given to tune.py is passed on to it once, so it stops its games and ends
-    as a match does, and tune.py then reports what the PGN holds (a signal ignored here, as a
-    shell ignores SIGINT for a command it starts in the background, stays ignored)."""
+    a Ctrl-C, SIGTERM or SIGHUP given to tune.py is passed on to it once, so it stops its games
+    and ends as a match does, and tune.py then reports what the PGN holds (a signal ignored here,
+    as a shell ignores SIGINT for a command it starts in the background, or ``nohup`` SIGHUP,
+    stays ignored). In its own session the match sees no hangup of tune.py's terminal itself."""
     child = subprocess.Popen([sys.executable, MATCH_SCRIPT] + argv, start_new_session=True)
 
     def pass_on(signum: int, frame: object) -> None:
         child.send_signal(signum)
 
-    previous = {number: signal.signal(number, pass_on) for number in (signal.SIGINT, signal.SIGTERM)
+    passed = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    previous = {number: signal.signal(number, pass_on) for number in passed
                 if signal.getsignal(number) is not signal.SIG_IGN}
     try:
         return child.wait()

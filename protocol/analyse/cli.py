@@ -17,8 +17,10 @@ or EPD line, broken PGN game, unreadable file, failed analysis) capped at 63; 64
 usage error (an ``--engine-option`` the engine refuses included) or an output file that
 cannot be written (sysexits ``EX_USAGE``); 69 when the ``--cluster`` or the ``--engine``
 cannot be used (``EX_UNAVAILABLE``); 74 when an output fails while it is written
-(``EX_IOERR``: a full disk, standard output closed); 130 when interrupted (Ctrl-C), 143 when
-terminated (SIGTERM). See docs/analysis.md and docs/cluster.md.
+(``EX_IOERR``: a full disk, standard output closed); 75 when another run is writing one of its
+outputs (``-o``, ``--report``, ``--plot``: ``EX_TEMPFAIL``, see ``output_files.locked``); 130 when
+interrupted (Ctrl-C), 143 when terminated (SIGTERM), 129 on SIGHUP. See docs/analysis.md and
+docs/cluster.md.
 """
 
 import argparse
@@ -49,7 +51,8 @@ from protocol.analyse.stream import STALL_SECONDS
 from protocol.analyse.tasks import Settings
 from protocol.arguments import ArgumentParser
 from protocol.cluster import ClusterError
-from protocol.output_files import OutputError, describe_error, same_file_problem
+from protocol.output_files import (EXIT_BUSY, Named, OutputBusy, OutputError, describe_error, locked,
+                                   same_file_problem)
 
 MAX_FAILED_STATUS = 63
 """Exit status for this many failed inputs or more."""
@@ -64,6 +67,10 @@ EXIT_INTERRUPTED = 130
 """Stopped by Ctrl-C (128 + SIGINT)."""
 EXIT_TERMINATED = 143
 """Stopped by SIGTERM (128 + SIGTERM), as Ctrl-C stops it."""
+EXIT_HANGUP = 129
+"""Stopped by SIGHUP (128 + SIGHUP: the terminal closed), as SIGTERM stops it."""
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that end a run as Ctrl-C does (Windows has no SIGHUP)."""
 
 
 
@@ -119,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "Writes one JSON object per position to stdout unless told otherwise.",
         epilog="Exit status: 0 all inputs analysed; 1-63 that many inputs failed (63: 63 or more); "
                "64 usage error; 69 --cluster or --engine unavailable; 74 an output could not be written; "
-               "130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Details: docs/analysis.md.")
+               "75 another run is writing an output; "
+               "129 hung up (SIGHUP); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Details: docs/analysis.md.")
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="a FEN or EPD string (quoted) or 'startpos', an .epd file (any non-.pgn file "
                              "is read as one FEN/EPD per line), a .pgn file, or '-' for standard input")
@@ -212,11 +220,16 @@ def _hash_problem(args: argparse.Namespace) -> Optional[str]:
         args.hash, what, memory, memory // jobs, jobs)
 
 
+def _outputs(args: argparse.Namespace) -> List[Named]:
+    """The files the run writes, by option (locked for the run: ``output_files.locked``)."""
+    return [(option, path) for option, path in (("-o", args.output), ("--report", args.report),
+                                                ("--plot", args.plot)) if path is not None]
+
+
 def _output_problem(args: argparse.Namespace, stdin: Optional[IO[str]]) -> Optional[str]:
     """Why the outputs cannot be written: one of them is an input (it would be destroyed before
     it is read) or another output; asked before anything is opened for writing."""
-    outputs = [(option, path) for option, path in (("-o", args.output), ("--report", args.report),
-                                                   ("--plot", args.plot)) if path is not None]
+    outputs = _outputs(args)
     if args.output is not None:
         outputs.append(("the settings of -o", settings_path(args.output)))
     inputs = [("input", path) for path in file_arguments(args.inputs)]
@@ -264,8 +277,12 @@ def main(argv: Optional[List[str]] = None, stdout: Optional[IO[str]] = None,
         return exc.code if isinstance(exc.code, int) else 0
     settings = _settings(args, engine_name)
     try:
-        with _terminate_as_interrupt():
+        # Held until the review is written: a second run on one of these outputs is refused.
+        with locked(_outputs(args)), _terminate_as_interrupt():
             return _run(args, settings, selection, review, stdout, stderr, stdin)
+    except OutputBusy as exc:
+        stderr.write("pruner analyse: %s\n" % exc)
+        return EXIT_BUSY
     except KeyboardInterrupt as exc:  # after the records (the review being drawn, the summary)
         _say(stderr, "pruner analyse: %s" % ("terminated" if isinstance(exc, Terminated) else "interrupted"))
         return _interrupted_status(exc)
@@ -482,11 +499,16 @@ class _Passing:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill PID``): the run stops as on Ctrl-C, with status 143."""
+    """SIGTERM (``kill PID``) or SIGHUP (the terminal closed): the run stops as on Ctrl-C,
+    with status 128 + the signal's number (143, 129)."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__()
+        self.signum = signum
 
 
 def _interrupted_status(stop: BaseException) -> int:
-    return EXIT_TERMINATED if isinstance(stop, Terminated) else EXIT_INTERRUPTED
+    return 128 + stop.signum if isinstance(stop, Terminated) else EXIT_INTERRUPTED
 
 
 class _DeferredInterrupt:
@@ -503,7 +525,7 @@ class _DeferredInterrupt:
         self.pending: Optional[BaseException] = None
 
     def handler(self, signum, frame) -> None:
-        stop = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+        stop = Terminated(signum) if signum in STOP_SIGNALS else KeyboardInterrupt()
         if not self.writing:
             raise stop
         if self.pending is None or isinstance(stop, Terminated):
@@ -526,16 +548,19 @@ _INTERRUPT = _DeferredInterrupt()
 
 @contextlib.contextmanager
 def _terminate_as_interrupt() -> Iterator[None]:
-    """For the run: SIGTERM stops it as Ctrl-C does (``Terminated``), unless it was ignored."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield  # handlers can only be installed from the main thread; an ignored SIGTERM stays so
+    """For the run: SIGTERM and SIGHUP stop it as Ctrl-C does (``Terminated``), unless ignored
+    (``nohup`` ignores SIGHUP: it stays so). Left at their default, they would kill the run
+    without its last words, and the pool's resource tracker would warn of leaked semaphores."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers can only be installed from the main thread
         return
-    previous = signal.signal(signal.SIGTERM, _INTERRUPT.handler)
+    previous = {number: signal.signal(number, _INTERRUPT.handler) for number in STOP_SIGNALS
+                if signal.getsignal(number) is signal.SIG_DFL}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @contextlib.contextmanager

@@ -286,20 +286,30 @@ class UciLoop:
 
 
 class Terminated(BaseException):
-    """SIGTERM arrived: leave the command loop the way Ctrl-C does (not an ``Exception``, so no
-    command handler can swallow it)."""
+    """SIGTERM or SIGHUP arrived: leave the command loop the way Ctrl-C does (not an
+    ``Exception``, so no command handler can swallow it); the status is 128 + ``signum``."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__()
+        self.signum = signum
+
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""SIGTERM, and SIGHUP (the terminal closed; Windows has none): each ends the server cleanly.
+Left at its default, SIGHUP would kill it in the middle of a line."""
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
-    raise Terminated
+    signal.signal(signum, signal.SIG_DFL)  # a second one kills at once
+    raise Terminated(signum)
 
 
 def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[int], Any]] = None) -> int:
     """Run the UCI protocol on file descriptors until ``quit`` or EOF; the exit status.
 
     0 after ``quit`` or end of input, 1 when the output was closed, 130 on Ctrl-C, 143 on
-    SIGTERM (any search is stopped without a ``bestmove``; output ends with a whole line).
+    SIGTERM, 129 on SIGHUP unless it is ignored (``nohup``) (any search is stopped without a
+    ``bestmove``; output ends with a whole line).
     """
     events: "queue.Queue[Any]" = queue.Queue()
     writer = Writer(fd_writer(out_fd), on_broken=lambda: events.put(_BROKEN))
@@ -309,9 +319,10 @@ def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[
     reader = threading.Thread(target=read_lines, args=(partial(os.read, in_fd), events.put),
                               name="pruner-reader", daemon=True)
     reader.start()
-    previous = None
+    previous = {}
     if threading.current_thread() is threading.main_thread():  # handlers can only be set there
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        previous = {number: signal.signal(number, _on_sigterm) for number in STOP_SIGNALS
+                    if number == signal.SIGTERM or signal.getsignal(number) is not signal.SIG_IGN}
     status = 0
     try:
         while True:
@@ -333,12 +344,12 @@ def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[
                 break
     except KeyboardInterrupt:
         status = 130
-    except Terminated:
-        status = 143
+    except Terminated as exc:
+        status = 128 + exc.signum
     try:
         loop.shutdown()
-    except Terminated:  # SIGTERM while shutting down after quit or end of input
-        status = 143
-    if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
+    except Terminated as exc:  # SIGTERM or SIGHUP while shutting down after quit or end of input
+        status = 128 + exc.signum
+    for number, handler in previous.items():
+        signal.signal(number, handler)
     return status

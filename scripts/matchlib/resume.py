@@ -3,7 +3,9 @@ from its own PGN, as if it had never stopped.
 
 The runner numbers games 1, 2, ... (the PGN ``Round``); games 2k-1 and 2k are pair k, one
 opening with colours reversed, engine 1 White in the odd game. A pair whose two games both
-have a result is *finished*: its games stay in the PGN and count in the tally (results,
+have a result and a whole record (``complete``: a game cut short as it was written, after its
+headers or within its moves, is not finished, though its headers give the result) is
+*finished*: its games stay in the PGN and count in the tally (results,
 pentanomial pair, faults) exactly as if played now, so an SPRT goes on with the same LLR. The
 games of unfinished pairs are taken out of the PGN and their pairs played again; the runner
 skips the finished pairs and keeps the game numbers.
@@ -17,7 +19,7 @@ calibrate.py reads its points' PGNs with ``pgn_games`` too.
 import io
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import chess
 import chess.pgn
@@ -46,6 +48,35 @@ def pgn_games(path: str) -> List[Tuple[Any, str]]:
         games.append((headers, text[start:end].strip() + "\n\n"))
         start = end
     return games
+
+
+class _Record(chess.pgn.GameBuilder):
+    """A game as python-chess builds it, noting the result token that ends its moves."""
+
+    marker: Optional[str] = None
+
+    def begin_game(self) -> None:
+        super().begin_game()
+        self.marker = None
+
+    def visit_result(self, result: str) -> None:
+        self.marker = result
+        super().visit_result(result)
+
+
+def complete(headers: Any, text: str) -> bool:
+    """Whether a game's record is whole, as the runner writes one: it has a result, its moves
+    read without error and end with that result (a record cut after its headers or within its
+    moves ends with none), and they are as many as its ``PlyCount`` says."""
+    result = headers.get("Result")
+    if result not in RESULTS:
+        return False
+    record = _Record()
+    game = chess.pgn.read_game(io.StringIO(text), Visitor=lambda: record)
+    if game is None or game.errors or record.marker != result:
+        return False
+    plies = headers.get("PlyCount")
+    return plies is None or plies == str(sum(1 for _ in game.mainline_moves()))
 
 
 @dataclass
@@ -84,8 +115,7 @@ def resume(path: str, openings: Sequence[Opening], order: Sequence[int], games: 
     for number in sorted(by_number):
         headers, text = by_number[number]
         partner = number + 1 if number % 2 else number - 1
-        finished = partner in by_number and all(
-            by_number[n][0].get("Result") in RESULTS for n in (number, partner))
+        finished = partner in by_number and all(complete(*by_number[n]) for n in (number, partner))
         if not finished:
             resumed.dropped += 1
             continue

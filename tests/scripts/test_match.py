@@ -503,9 +503,10 @@ def test_json_holds_the_final_numbers(capsys, tmp_path):
     assert "Elo %+.1f ± %.1f" % (data["elo"]["value"] + 0.0, data["elo"]["error"]) in lines[-1]
 
 
-def test_kill_stops_a_background_match_as_ctrl_c_does_and_writes_the_json(tmp_path):
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_kill_stops_a_background_match_as_ctrl_c_does_and_writes_the_json(tmp_path, name):
     # A shell's `cmd &` starts the match with SIGINT ignored; `kill PID` (SIGTERM) must still
-    # end it with the finished games counted and the JSON written.
+    # end it with the finished games counted and the JSON written; SIGHUP (the terminal closed) too.
     path = tmp_path / "result.json"
     argv = [sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", fake("--name", "A"),
             "--engine", fake("--name", "B"), "--depth", "1", "--games", "400", "--max-moves", "10",
@@ -516,7 +517,7 @@ def test_kill_stops_a_background_match_as_ctrl_c_does_and_writes_the_json(tmp_pa
     for line in process.stdout:
         lines.append(line)
         if re.match(r"\[ *2/", line):
-            process.terminate()
+            process.send_signal(getattr(signal, name))
             break
     lines += process.stdout.readlines()
     assert process.wait(timeout=60) == EXIT_INTERRUPTED
@@ -642,11 +643,16 @@ def _rounds(path):
                 iter(lambda: chess.pgn.read_headers(handle), None)]
 
 
+def _sequential_match(pgn, games, max_moves, opening_start, concurrency):
+    """A match of two fake engines on the book's openings from ``opening_start``, to resume."""
+    return ["--engine", fake("--name", "A"), "--engine", fake("--name", "B", "--seed", "3"), "--depth", "1",
+            "--games", str(games), "--max-moves", str(max_moves), "--openings", NOOB, "--sequential",
+            "--opening-start", str(opening_start), "--pgn", str(pgn), "--concurrency", str(concurrency)]
+
+
 def test_resume_counts_the_finished_pairs_and_plays_the_rest(capsys, tmp_path):
     pgn = tmp_path / "games.pgn"
-    argv = ["--engine", fake("--name", "A"), "--engine", fake("--name", "B", "--seed", "3"), "--depth", "1",
-            "--games", "8", "--max-moves", "4", "--openings", NOOB, "--sequential", "--opening-start", "40",
-            "--pgn", str(pgn), "--concurrency", "2"]
+    argv = _sequential_match(pgn, 8, 4, 40, 2)
     assert match_cli.main(argv) == 0
     capsys.readouterr()
     full = dict(_rounds(pgn))
@@ -723,6 +729,43 @@ def test_resume_reads_faults_and_refuses_what_is_not_one_match(tmp_path):
     with pytest.raises(ValueError, match="game 5 is beyond this command's --games 4"):
         resume(str(pgn), openings, [0, 1], 4)
     assert resume(str(tmp_path / "none.pgn"), openings, [0, 1], 4).pairs == frozenset()
+
+
+def _cut_points(text):
+    """Where a game's record can be torn: within its headers, right after them, within its
+    moves, before its result and within it (each an offset into ``text``, the game's record)."""
+    moves = text.index("\n\n") + 2
+    result = text.rstrip().rindex(" ") + 1
+    return {"in the headers": text.index("[Result") + 5, "after the headers": moves,
+            "within the moves": (moves + result) // 2, "before the result": result,
+            "within the result": result + 2}
+
+
+def test_resume_replays_a_game_whose_record_is_torn(capsys, tmp_path):
+    pgn = tmp_path / "games.pgn"
+    argv = _sequential_match(pgn, 4, 6, 20, 1)
+    assert match_cli.main(argv) == 0
+    capsys.readouterr()
+    whole, rounds = pgn.read_text(), _rounds(pgn)
+    last = pgn_games(str(pgn))[-1][1]
+    start = whole.rindex(last.strip())
+    assert len(_cut_points(last)) == 5 and all(0 < cut < len(last.strip()) for cut in _cut_points(last).values())
+    for where, cut in _cut_points(last).items():
+        pgn.write_text(whole[:start + cut])
+        assert match_cli.main(argv + ["--resume"]) == 0, where
+        lines = capsys.readouterr().out.splitlines()
+        assert "Resumed from %s: 1 finished pairs counted (2 games, 0 faults), 2 games of unfinished pairs left " \
+               "out to be played again" % pgn in lines, (where, lines)
+        progress = [re.match(r"\[\s*(\d+)/4\]", line) for line in lines]
+        assert sorted(int(m.group(1)) for m in progress if m) == [3, 4], where  # pair 2 again
+        assert _rounds(pgn) == rounds, where  # each game from the opening the match that never stopped gave it
+        with open(pgn, encoding="utf-8") as handle:
+            games = list(iter(lambda: chess.pgn.read_game(handle), None))
+        assert [len(list(game.mainline_moves())) for game in games] == \
+            [int(game.headers["PlyCount"]) for game in games] and not any(game.errors for game in games), where
+    pgn.write_text(whole.rstrip() + "\n")  # whole, only its last blank line lost: nothing to replay
+    assert match_cli.main(argv + ["--resume"]) == 0
+    assert "Resumed from %s: 2 finished pairs counted (4 games" % pgn in capsys.readouterr().out
 
 
 # --- the default opponent --------------------------------------------------------------------

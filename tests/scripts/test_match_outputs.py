@@ -1,6 +1,7 @@
 """scripts/match.py's output files (issue 44): ``--json`` and ``--plot`` written through a
 symbolic link or into a FIFO without replacing them, and an output that names the openings
-file refused before a game is played."""
+file refused before a game is played; an output another match is writing refused at once,
+status 75, and left as it was (issue 51)."""
 
 import json
 import os
@@ -11,6 +12,7 @@ import sys
 import pytest
 
 import match as match_cli
+from protocol.output_files import EXIT_BUSY, lock_path, locked
 from os_helpers import (FULL_DEVICE, SAME_FILE_NAMES, device_node, fifo_with_reader, live_processes_with,
                         same_file)
 from paths import ROOT
@@ -57,6 +59,22 @@ def test_two_outputs_on_one_file_are_refused(capsys, book, tmp_path):
         match_cli.main(quick_match("--openings", str(book), "--pgn", path, "--json", path))
     assert "--json %s is the same file as --pgn %s" % (path, path) in capsys.readouterr().err
     assert not os.path.exists(path)
+
+
+@pytest.mark.parametrize("flag, resume", [("--pgn", False), ("--pgn", True), ("--json", False)])
+def test_an_output_another_match_is_writing_is_refused_and_left_as_it_was(capsys, book, tmp_path, flag, resume):
+    pgn, result = tmp_path / "games.pgn", tmp_path / "result.json"
+    argv = quick_match("--openings", str(book), "--pgn", str(pgn), "--json", str(result))
+    assert match_cli.main(argv) == 0
+    before = pgn.read_bytes(), result.read_bytes()
+    capsys.readouterr()
+    held = pgn if flag == "--pgn" else result
+    with locked([(flag, str(held))]):
+        assert match_cli.main(argv + (["--resume"] if resume else [])) == EXIT_BUSY
+    out, err = capsys.readouterr()
+    assert err == "match.py: error: %s %s: another run (pid %d) is writing it (lock %s); try again when it has " \
+                  "ended\n" % (flag, held, os.getpid(), lock_path(str(held)))
+    assert out == "" and (pgn.read_bytes(), result.read_bytes()) == before
 
 
 def test_json_through_a_symbolic_link_keeps_the_link(capsys, book, tmp_path):

@@ -1,5 +1,6 @@
 """scripts/nnue.py gen (issue 47): the data generator streams complete games, resumes to the
-very games an uninterrupted run makes, refuses other settings, and keeps only what it says."""
+very games an uninterrupted run makes, refuses other settings, and keeps only what it says; a
+run directory another run is appending to is refused (issue 51)."""
 
 import os
 
@@ -59,6 +60,28 @@ def test_two_workers_split_the_game_numbers(tmp_path):
 def _game_numbers(path):
     with open(path) as handle:
         return [int(line[3:]) for line in handle if line.startswith("#g ")]
+
+
+@pytest.mark.parametrize("command", ["gen", "games"])
+def test_a_run_directory_another_run_is_writing_is_refused(tmp_path, capsys, command):
+    import nnue
+    from protocol.output_files import EXIT_BUSY, lock_path, locked
+    if command == "gen":
+        command = ["gen", "--games", "1", "--nodes", "60", "--teacher", "pruner:1"]
+    else:
+        pgn = tmp_path / "a.pgn"
+        pgn.write_text('[Event "t"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 '
+                       '6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 1-0\n\n')
+        command = ["games", str(pgn), "--teacher", "pruner:1"]
+    run = tmp_path / "run"
+    run.mkdir()
+    with locked([("--out", str(run))]):
+        assert nnue.main(command + ["--out", str(run)]) == EXIT_BUSY
+    assert capsys.readouterr().err == "error: --out %s: another run (pid %d) is writing it (lock %s); try again " \
+                                      "when it has ended\n" % (run, os.getpid(), lock_path(str(run)))
+    assert os.listdir(str(run)) == []
+    assert nnue.main(command + ["--out", str(run)]) == 0  # once it has ended
+    assert os.listdir(str(run)) and not os.path.exists(lock_path(str(run)))
 
 
 def test_a_resume_with_other_settings_is_refused(tmp_path):

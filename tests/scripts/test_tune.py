@@ -6,6 +6,8 @@ import json
 import math
 import os
 import random
+import signal
+import subprocess
 import sys
 
 import chess
@@ -331,6 +333,27 @@ def test_gen_plays_its_games_by_running_match_py_from_any_directory(tmp_path, ca
     assert tune.main(["gen", "-o", str(pgn), "--games", "2", "--nodes", "50", "--engine", engine, "--jobs", "1"]) == 0
     out = capfd.readouterr().out
     assert gen.count_games(str(pgn)) == 2 and "gen: 2 of 2 games in the PGN" in out, out
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="POSIX signals")
+def test_a_sighup_given_to_tune_py_is_passed_on_to_its_match(tmp_path):
+    """The match runs in a session of its own, out of reach of tune.py's terminal: a hangup
+    must reach it through tune.py, as SIGTERM does (issue 51)."""
+    child = tmp_path / "match_stand_in.py"
+    child.write_text("import signal, sys, time\n"
+                     "signal.signal(signal.SIGHUP, lambda *_: sys.exit(128 + signal.SIGHUP))\n"
+                     "print('ready', flush=True)\ntime.sleep(60)\nsys.exit(3)\n")
+    runner = subprocess.Popen(
+        [sys.executable, "-c", "import sys, tune; tune.MATCH_SCRIPT = sys.argv[1]; sys.exit(tune.run_match([]))",
+         str(child)], cwd=os.path.join(ROOT, "scripts"), stdout=subprocess.PIPE, text=True)  # -c: imports from cwd
+    try:
+        assert runner.stdout.readline() == "ready\n"  # the match stand-in runs, its handler set
+        runner.send_signal(signal.SIGHUP)
+        assert runner.wait(timeout=60) == 128 + signal.SIGHUP  # the match's status, passed on
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+        runner.stdout.close()
 
 
 def test_gen_counts_the_games_its_pgn_holds(tmp_path):

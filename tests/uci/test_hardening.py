@@ -203,14 +203,16 @@ def test_hash_resizes_do_not_leak(engine):
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 @pytest.mark.parametrize("searching", [False, True], ids=["idle", "go-infinite"])
-def test_sigterm_exits_143_without_a_bestmove_or_a_partial_line(engine, searching):
+@pytest.mark.parametrize("name, status", [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_sigterm_and_sighup_exit_cleanly_without_a_bestmove_or_a_partial_line(engine, searching, name, status):
+    """SIGHUP (the terminal closed, issue 51) ends the server as SIGTERM does, 128 + its number."""
     engine.sync()
     if searching:
         engine.send_line("go infinite")
         engine.wait_for(lambda line: line.startswith("info depth 2 "))
-    engine.process.send_signal(signal.SIGTERM)
-    assert engine.exited_within(5.0) == 143
-    assert engine.finish() == 143
+    engine.process.send_signal(getattr(signal, name))
+    assert engine.exited_within(5.0) == status
+    assert engine.finish() == status
     assert engine.partial == b""
     assert engine.count(lambda line: line.startswith("bestmove")) == 0
     assert engine.stderr == b""
