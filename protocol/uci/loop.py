@@ -33,8 +33,8 @@ from protocol import interpreter
 from protocol.uci.engine_state import EngineState, preload_search_modules
 from protocol.uci.options import OptionError, Options
 from protocol.uci.output import Writer, fd_writer
-from protocol.uci.wire import (Command, UciError, parse_bench, parse_command, parse_go, parse_perft, parse_position,
-                               parse_setoption, quote)
+from protocol.uci.wire import (Command, UciError, parse_bench, parse_command, parse_go, parse_perft,
+                               parse_position_line, parse_setoption, quote)
 
 AUTHOR = "The Pruner developers"
 
@@ -217,11 +217,12 @@ class UciLoop:
 
     def _position(self, command: Command) -> None:
         try:
-            board = parse_position(command.args, chess960=self.state.options["UCI_Chess960"])
+            line = parse_position_line(command.args, chess960=self.state.options["UCI_Chess960"],
+                                       previous=self.state.line)
         except UciError as exc:
             self.state.refuse_position(str(exc))
             raise
-        self.state.set_position(board)
+        self.state.set_position(line.board, line)
 
     def _go(self, command: Command) -> None:
         if command.args[:1] == ["perft"]:
