@@ -219,7 +219,7 @@ class UciLoop:
         try:
             line = parse_position_line(command.args, chess960=self.state.options["UCI_Chess960"],
                                        previous=self.state.line)
-        except UciError as exc:
+        except Exception as exc:  # also a bug: the next go must not answer for the old position
             self.state.refuse_position(str(exc))
             raise
         self.state.set_position(line.board, line)
