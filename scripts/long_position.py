@@ -18,19 +18,16 @@ maximum resident set size (``getrusage`` of the waited-for child; the same figur
 ``/usr/bin/time -v``'s "Maximum resident set size").
 """
 
-import os
 import resource
 import shlex
-import subprocess
 import sys
 import time
 from typing import List, Optional
 
 import chess
 
+from latency import read_until, send, start
 from protocol.arguments import ArgumentParser
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SHUFFLE = ("g1f3", "g8f6", "f3g1", "f6g8")
 """Four plies that come back to the position they started from."""
@@ -95,40 +92,25 @@ def position_line(plies: int, spacing: Optional[int] = None) -> str:
     return "position startpos moves " + " ".join(long_line(plies, spacing))
 
 
-def _read_until(process: subprocess.Popen, prefix: str) -> str:
-    while True:
-        line = process.stdout.readline()
-        if not line:
-            raise RuntimeError("the engine closed its output before %r" % prefix)
-        if line.startswith(prefix):
-            return line
-
-
-def _send(process: subprocess.Popen, line: str) -> None:
-    process.stdin.write(line + "\n")
-    process.stdin.flush()
-
-
 def measure(command: List[str], line: str, go: str) -> dict:
     """Start ``command``, send ``line`` and ``go``; the seconds to read it, to answer, and the
     child's maximum RSS in MB."""
-    process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                               bufsize=1)
+    process = start(command)
     try:
-        _send(process, "uci")
-        _read_until(process, "uciok")
-        _send(process, "isready")
-        _read_until(process, "readyok")
+        send(process, "uci")
+        read_until(process, "uciok")
+        send(process, "isready")
+        read_until(process, "readyok")
         began = time.perf_counter()
-        _send(process, line)
-        _send(process, "isready")
-        _read_until(process, "readyok")
+        send(process, line)
+        send(process, "isready")
+        read_until(process, "readyok")
         read_s = time.perf_counter() - began
         began = time.perf_counter()
-        _send(process, "go " + go)
-        bestmove = _read_until(process, "bestmove").strip()
+        send(process, "go " + go)
+        bestmove = read_until(process, "bestmove").strip()
         go_s = time.perf_counter() - began
-        _send(process, "quit")
+        send(process, "quit")
         process.wait(60)
     finally:
         if process.poll() is None:
@@ -143,7 +125,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--plies", type=int, default=820000, help="moves in the line (default 820000)")
     parser.add_argument("--print", action="store_true", dest="print_only",
-                        help="write uci, the line, go and quit to stdout instead of measuring")
+                        help="write the input (uci, the line, go; its end ends the engine) to stdout instead of measuring")
     parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable),
                         help="engine command (default: this Python, -m protocol)")
     parser.add_argument("--go", default="wtime 1000", help="arguments of the go command (default: wtime 1000)")
