@@ -18,16 +18,19 @@ maximum resident set size (``getrusage`` of the waited-for child; the same figur
 ``/usr/bin/time -v``'s "Maximum resident set size").
 """
 
+import os
 import resource
 import shlex
+import subprocess
 import sys
 import time
 from typing import List, Optional
 
 import chess
 
-from latency import read_until, send, start
 from protocol.arguments import ArgumentParser
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SHUFFLE = ("g1f3", "g8f6", "f3g1", "f6g8")
 """Four plies that come back to the position they started from."""
@@ -95,22 +98,26 @@ def position_line(plies: int, spacing: Optional[int] = None) -> str:
 def measure(command: List[str], line: str, go: str) -> dict:
     """Start ``command``, send ``line`` and ``go``; the seconds to read it, to answer, and the
     child's maximum RSS in MB."""
-    process = start(command)
+    process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    output = iter(process.stdout.readline, "")
+
+    def ask(text: str, answer: str) -> str:
+        process.stdin.write(text + "\n")
+        process.stdin.flush()
+        for reply in output:
+            if reply.startswith(answer):
+                return reply.strip()
+        raise RuntimeError("the engine closed its output before %r" % answer)
+
     try:
-        send(process, "uci")
-        read_until(process, "uciok")
-        send(process, "isready")
-        read_until(process, "readyok")
+        ask("uci\nisready", "readyok")
         began = time.perf_counter()
-        send(process, line)
-        send(process, "isready")
-        read_until(process, "readyok")
+        ask(line + "\nisready", "readyok")
         read_s = time.perf_counter() - began
         began = time.perf_counter()
-        send(process, "go " + go)
-        bestmove = read_until(process, "bestmove").strip()
+        bestmove = ask("go " + go, "bestmove")
         go_s = time.perf_counter() - began
-        send(process, "quit")
+        process.stdin.close()  # end of input: the engine exits
         process.wait(60)
     finally:
         if process.poll() is None:

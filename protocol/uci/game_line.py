@@ -7,8 +7,8 @@ A GUI sends the whole game before each ``go``, and a hostile one may send 800,00
   last capture or pawn move, at most ``KEPT_PLIES``. The search (``engine.search``) replays
   those and no more, so a ``go`` costs nothing per ply of older history.
 * A line that extends the previous one (same start, the previous moves and then more, as GUIs
-  send a game) applies only the new moves to the previous board, as Stockfish's
-  ``position`` costs little more than the new moves.
+  send a game) applies only the new moves to the previous board. (Stockfish replays the whole
+  line, cheaply in C++; in Python the shared beginning is what costs.)
 * Each move is checked and played by python-chess once per distinct position and move: a
   position met again (a long line cannot avoid repetitions) takes the stored result.
 
