@@ -40,6 +40,7 @@ import chess
 
 from engine.strength import StrengthLimit, calibrated_params, strength_for_options
 from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
+from protocol.uci.game_line import GameLine
 from protocol.uci.options import Options
 from protocol.uci.output import Writer, join_unless_output_lost
 from protocol.uci.tasks import Tasks, run_bench, run_perft
@@ -124,7 +125,10 @@ class EngineState:
         self.writer = writer
         self.options = options if options is not None else Options()
         self.board = chess.Board()
-        """Position of the next ``go``; replaced (never mutated) by ``position``."""
+        """Position of the next ``go``; replaced (never mutated) by ``position``. Its stack holds
+        only the recent moves repetitions need (protocol/uci/game_line.py)."""
+        self.line: Optional[GameLine] = None
+        """The last accepted ``position`` line (a longer one that starts with it plays only its new moves)."""
         self.position_refused: Optional[str] = None
         """Why the last ``position`` command was refused, until a valid one comes: a ``go``
         then must not answer for ``board`` (the GUI has another position in mind)."""
@@ -257,9 +261,11 @@ class EngineState:
         """``ucinewgame``: clear the searcher's tables (after the running search)."""
         self._searcher_action("ucinewgame", lambda searcher: searcher.new_game())
 
-    def set_position(self, board: chess.Board) -> None:
-        """``position``: the position of the next ``go``."""
+    def set_position(self, board: chess.Board, line: Optional[GameLine] = None) -> None:
+        """``position``: the position of the next ``go`` (``line``: the command it came from,
+        which the next ``position`` may extend)."""
         self.board = board
+        self.line = line
         self.position_refused = None
         self.debug_line("position %s" % board.fen())
 

@@ -34,8 +34,8 @@ from protocol import interpreter
 from protocol.uci.engine_state import EngineState, preload_search_modules
 from protocol.uci.options import OptionError, Options
 from protocol.uci.output import Writer, fd_writer
-from protocol.uci.wire import (Command, UciError, parse_bench, parse_command, parse_go, parse_perft, parse_position,
-                               parse_setoption, quote)
+from protocol.uci.wire import (Command, UciError, parse_bench, parse_command, parse_go, parse_perft,
+                               parse_position_line, parse_setoption, quote)
 
 AUTHOR = "The Pruner developers"
 
@@ -234,11 +234,12 @@ class UciLoop:
 
     def _position(self, command: Command) -> None:
         try:
-            board = parse_position(command.args, chess960=self.state.options["UCI_Chess960"])
-        except UciError as exc:
+            line = parse_position_line(command.args, chess960=self.state.options["UCI_Chess960"],
+                                       previous=self.state.line)
+        except Exception as exc:  # also a bug: the next go must not answer for the old position
             self.state.refuse_position(str(exc))
             raise
-        self.state.set_position(board)
+        self.state.set_position(line.board, line)
 
     def _go(self, command: Command) -> None:
         if command.args[:1] == ["perft"]:

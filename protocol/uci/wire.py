@@ -14,6 +14,7 @@ import chess
 from engine.position import unplayable
 from engine.types import Limits, SearchInfo, SearchProgress, shown_cp
 from engine.wdl import material, wdl_of_score
+from protocol.uci.game_line import GameLine, IllegalMove, play_line
 
 COMMANDS = frozenset([
     "uci", "debug", "isready", "setoption", "register", "ucinewgame", "position", "go", "stop",
@@ -81,32 +82,40 @@ def parse_command(line: str) -> Optional[Command]:
     Per the UCI spec, unknown tokens before the first command word are skipped
     (``joho debug on`` switches debug on); they are reported in ``skipped``.
     """
-    matches = list(_TOKEN.finditer(line))
-    if not matches:
+    tokens = line.split()  # the tokens of _TOKEN (str.split and \s agree on every character), without match objects
+    if not tokens:
         return None
-    for index, match in enumerate(matches):
-        if match.group() in COMMANDS:
+    for index, token in enumerate(tokens):
+        if token in COMMANDS:
+            if token != "setoption":  # only setoption needs the spans: a 4 MB position line need not pay for them
+                return Command(token, tokens[index + 1:], [], line, tokens[:index])
+            matches = list(_TOKEN.finditer(line))
             rest = matches[index + 1:]
-            return Command(match.group(), [m.group() for m in rest], [m.span() for m in rest], line,
-                           [m.group() for m in matches[:index]])
-    return Command(None, line=line, skipped=[m.group() for m in matches])
+            return Command(token, [m.group() for m in rest], [m.span() for m in rest], line, tokens[:index])
+    return Command(None, line=line, skipped=tokens)
 
 
 def parse_position(args: Sequence[str], chess960: bool = False) -> chess.Board:
     """``startpos | fen <fen> [moves m1 m2 ...]`` -> a new board; any error rejects the whole line."""
+    return parse_position_line(args, chess960).board
+
+
+def parse_position_line(args: Sequence[str], chess960: bool = False,
+                        previous: Optional[GameLine] = None) -> GameLine:
+    """``startpos | fen <fen> [moves m1 m2 ...]`` -> the line and its board (only the moves after
+    ``previous``'s are played when this line extends it); any error rejects the whole line."""
     if not args:
         raise UciError("position: expected startpos or fen")
     if args[0] == "startpos":
         board = chess.Board(chess960=chess960)
-        rest = list(args[1:])
+        end = 1
     elif args[0] == "fen":
-        fields = []
-        rest = list(args[1:])
-        while rest and rest[0] != "moves":
-            fields.append(rest.pop(0))
-        if not fields:
+        end = 1
+        while end < len(args) and args[end] != "moves":
+            end += 1
+        if end == 1:
             raise UciError("position fen: missing FEN")
-        fen = " ".join(fields)
+        fen = " ".join(args[1:end])
         try:
             board = chess.Board(fen, chess960=chess960)
         except ValueError as exc:
@@ -116,17 +125,13 @@ def parse_position(args: Sequence[str], chess960: bool = False) -> chess.Board:
             raise UciError("position fen: impossible position %s (%s)" % (quote(fen), problem))
     else:
         raise UciError("position: expected startpos or fen, got %s" % quote(args[0]))
-    if rest and rest[0] != "moves":
-        raise UciError("position: expected moves, got %s" % quote(rest[0]))
-    for ply, text in enumerate(rest[1:], 1):
-        try:
-            move = board.parse_uci(text)
-        except ValueError:
-            move = chess.Move.null()
-        if not move:  # also refuses the null move "0000": python-chess parses it without a check
-            raise UciError("position: illegal move %s at ply %d in %s" % (quote(text), ply, board.fen()))
-        board.push(move)
-    return board
+    if end < len(args) and args[end] != "moves":
+        raise UciError("position: expected moves, got %s" % quote(args[end]))
+    start = (chess960,) + tuple(args[:end])
+    try:
+        return play_line(start, board, list(args[end + 1:]), previous)
+    except IllegalMove as exc:
+        raise UciError("position: illegal move %s at ply %d in %s" % (quote(exc.text), exc.ply, exc.fen)) from None
 
 
 def parse_go(args: Sequence[str], board: chess.Board) -> Tuple[Limits, List[str]]:

@@ -38,8 +38,10 @@ def test_parse_command_splits_any_whitespace_and_skips_unknown_leading_tokens():
 def test_parse_position_accepts_every_form():
     assert parse_position(["startpos"]).fen() == chess.STARTING_FEN
     assert parse_position(["startpos", "moves"]).fen() == chess.STARTING_FEN
-    board = parse_position(["startpos", "moves", "e2e4", "e7e5"])
-    assert board.move_stack == [chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")]  # history kept
+    board = parse_position(["startpos", "moves", "e2e4", "e7e5", "g1f3", "b8c6"])
+    assert board.fen() == "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    # The history repetitions need is kept: the moves since the last pawn move.
+    assert board.move_stack == [chess.Move.from_uci("g1f3"), chess.Move.from_uci("b8c6")]
     fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"
     for castle in ("e1g1", "e1h1"):
         board = parse_position(["fen"] + fen.split() + ["moves", castle])
