@@ -429,7 +429,10 @@ class Searcher:
 
     def _iterate(self, depth: int, root_moves: List[int], state, multipv: int,
                  previous_score: int) -> List[SearchInfo]:
-        """One iteration: ``multipv`` root searches, each excluding the moves of better lines."""
+        """One iteration: ``multipv`` root searches, each excluding the moves of better lines.
+        The lines are one set, as Stockfish reports it: the counters (nodes, time, seldepth,
+        hashfull, tbhits) are the iteration's at its end, the same in every line, so a GUI
+        never reads the lines of one depth as reports from different moments."""
         lines = []
         self._depth_now = depth
         for index in range(multipv):
@@ -440,9 +443,12 @@ class Searcher:
             # Keep the root list ordered: this line's move goes to its rank.
             root_moves.remove(pv[0])
             root_moves.insert(index, pv[0])
-            lines.append(SearchInfo(depth=depth, seldepth=self.seldepth, score=score, nodes=self.nodes,
-                                    time_ms=self._elapsed_ms(), pv=[to_move(m) for m in pv], multipv=index + 1,
-                                    hashfull=self.tt.hashfull(), tbhits=self.tbhits))
+            lines.append(SearchInfo(depth=depth, seldepth=0, score=score, nodes=0, time_ms=0,
+                                    pv=[to_move(m) for m in pv], multipv=index + 1))
+        seldepth, nodes, time_ms, hashfull = self.seldepth, self.nodes, self._elapsed_ms(), self.tt.hashfull()
+        for line in lines:
+            line.seldepth, line.nodes, line.time_ms, line.hashfull, line.tbhits = \
+                seldepth, nodes, time_ms, hashfull, self.tbhits
         ranks = self._tb_rank
         if ranks is None:
             lines.sort(key=lambda line: -line.score)

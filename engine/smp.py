@@ -295,8 +295,14 @@ class ParallelSearcher:
         generation = pool.start(board, limits)
         report = on_info
         if on_info is not None:
+            shown = {}  # the helpers' nodes per set: the lines of one iteration show one count
+
             def report(info: SearchInfo) -> None:
-                on_info(replace(info, nodes=info.nodes + pool.nodes(generation)))
+                key = (info.depth, info.nodes)
+                if key not in shown:
+                    shown.clear()
+                    shown[key] = pool.nodes(generation)
+                on_info(replace(info, nodes=info.nodes + shown[key]))
         progress = on_progress
         if on_progress is not None:
             def progress(update: SearchProgress) -> None:

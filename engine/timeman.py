@@ -2,6 +2,8 @@
 
 Pure functions, no clock reads. The soft limit is checked between iterations (do not start
 another); the hard limit aborts a running iteration. Both are milliseconds from the start.
+``human_time`` is how long a limited-strength move should take on a clock (the search is the
+same; the UCI server holds ``bestmove`` back for the rest).
 """
 
 from typing import Optional, Tuple
@@ -80,3 +82,30 @@ def forced_move(soft: int) -> Tuple[int, int]:
     run past it)."""
     budget = max(MIN_TIME_MS, min(FORCED_MOVE_MS, soft * FORCED_MOVE_SHARE[0] // FORCED_MOVE_SHARE[1]))
     return budget, budget
+
+
+HUMAN_SHARE = (1, 2)
+"""``human_time``: a limited-strength move takes this share of the normal soft limit..."""
+HUMAN_MAX_MS = 5000
+"""... at most this long (a few seconds in a slow game: a beginner does not sit for a minute)..."""
+HUMAN_MIN_CLOCK_MS = 30000
+"""... and nothing when the clock left is below this (bullet, a time scramble): a person moves
+at once there too, and the engine's margins stay what they are."""
+
+
+def human_time(limits: Limits, white_to_move: bool, overhead_ms: int = 10) -> int:
+    """Milliseconds a limited-strength move should take in all, from the GUI's ``go`` (before
+    the strength model's node budget is applied): a human-like share of the normal allocation
+    on a clock, 0 without one or when the ``go`` asks for something explicit (``depth``,
+    ``nodes``, ``mate``, ``movetime``, ``infinite``, ``ponder``), and 0 on a short clock.
+    The search is not changed by it: the caller holds ``bestmove`` back for the rest."""
+    if limits.infinite or limits.ponder or any(
+            value is not None for value in (limits.depth, limits.nodes, limits.mate, limits.movetime)):
+        return 0
+    if limits.wtime is None and limits.btime is None:
+        return 0
+    time_left = (limits.wtime if white_to_move else limits.btime) or 0
+    if time_left < HUMAN_MIN_CLOCK_MS:
+        return 0
+    soft, _ = _allocate(limits, white_to_move, overhead_ms)
+    return min(HUMAN_MAX_MS, (soft or 0) * HUMAN_SHARE[0] // HUMAN_SHARE[1])

@@ -18,7 +18,8 @@ Threads and who owns what:
 
 A ``go`` answered from the opening book (``OwnBook``) prints ``bestmove`` at once from the
 loop's thread, without a search thread; with ``UCI_LimitStrength`` (or a ``Skill Level`` below
-20) the search thread replaces the best move by the strength model's choice before printing it.
+20) the search thread replaces the best move by the strength model's choice before printing it,
+and on a clock holds it back until the move has taken a human-like time (``Human Time``).
 
 ``bestmove`` hand-off: the search thread stores its result and prints ``bestmove`` unless
 the search is held (``go infinite``, or ``go ponder`` before ``ponderhit``); ``stop``/
@@ -39,6 +40,7 @@ from typing import Any, Callable, List, Optional, Set, Tuple
 import chess
 
 from engine.strength import StrengthLimit, calibrated_params, strength_for_options
+from engine.timeman import human_time
 from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
 from protocol.uci.game_line import GameLine
 from protocol.uci.options import Options
@@ -114,6 +116,14 @@ class Search:
         self.ponderhit = threading.Event()
         """Set by ``ponderhit``: the searcher starts its clock when it sees it."""
         self.last_info_nodes = -1
+        self.human_ms = 0
+        """``Human Time``: milliseconds the move should take in all (the search's own time
+        included); ``bestmove`` is held back for the rest unless ``stop`` ends the wait."""
+
+
+def wait_for_stop(stop: threading.Event, seconds: float) -> None:
+    """``EngineState.human_wait`` by default: wait ``seconds``, or less when ``stop`` is set."""
+    stop.wait(seconds)
 
 
 class EngineState:
@@ -150,6 +160,8 @@ class EngineState:
         """A search thread owns the searcher (guarded by ``_lock``)."""
         self._pending: List[Tuple[str, Callable[[Any], None]]] = []
         """Searcher actions deferred until the running search ends (guarded by ``_lock``)."""
+        self.human_wait: Callable[[threading.Event, float], None] = wait_for_stop
+        """How the search thread waits out ``Human Time`` (tests put a recorder here)."""
 
     # -- output -------------------------------------------------------------------------------
 
@@ -306,6 +318,7 @@ class EngineState:
             self.writer.internal(exc)
         multipv = self.options["MultiPV"]
         strength = None
+        asked = limits
         if not limits.infinite:  # analysis is never weakened
             strength, problem = strength_for_options(self.options["UCI_LimitStrength"], self.options["UCI_Elo"],
                                                      self.options["Skill Level"])
@@ -318,6 +331,8 @@ class EngineState:
         search = Search(board, limits, multipv, strength, wdl=self.options["UCI_ShowWDL"])
         if strength is not None:
             multipv = max(multipv, strength.multipv)
+            if self.options["Human Time"]:  # from the GUI's go: its depth, nodes, movetime... mean no wait
+                search.human_ms = human_time(asked, board.turn, self.options["Move Overhead"])
         with self._lock:
             self._searching = True
             self.search = search
@@ -488,6 +503,7 @@ class EngineState:
                 if search.strength is not None:
                     result = self._weaker_choice(search, result)
                 result = self._legal_result(search, result)
+                self._take_human_time(search, result)
             except Exception as exc:
                 if not search.silent:
                     self.writer.internal(exc)
@@ -500,6 +516,16 @@ class EngineState:
                     self._emit(search)
         finally:
             self._drain_pending()  # also hands the searcher back to the loop's thread
+
+    def _take_human_time(self, search: Search, result: SearchResult) -> None:
+        """``Human Time``: hold the finished move until the move has taken ``human_ms`` in all.
+        The result is not stored yet, so ``isready`` answers at once meanwhile; ``stop``,
+        ``quit`` and a new ``go`` set the stop flag, which ends the wait."""
+        rest = search.human_ms - result.time_ms
+        if rest <= 0 or search.stop.is_set() or search.silent or result.best_move is None:
+            return
+        self.debug_line("human time: bestmove in %d ms" % rest)
+        self.human_wait(search.stop, rest / 1000.0)
 
     def _weaker_choice(self, search: Search, result: SearchResult) -> SearchResult:
         """A limited strength: play the line the strength model picks instead of the best."""

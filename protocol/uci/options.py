@@ -254,6 +254,9 @@ def declared_options() -> List[Option]:
                apply=lambda searcher, tables: setattr(searcher, "tablebases", tables), note=tablebases_found),
         Check("UCI_LimitStrength", False),
         Spin("UCI_Elo", calibration.default_elo, calibration.min_elo, calibration.max_elo),
+        # A weakened move on a clock takes a human-like time (engine.timeman.human_time); match
+        # runners switch it off (scripts/matchlib/engines.py) so calibration games stay fast.
+        Check("Human Time", True),
         Check("UCI_ShowWDL", False),
     ]
 

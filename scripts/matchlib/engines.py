@@ -29,6 +29,22 @@ _RUNNER_KEYS = ("cwd", "dir", "name")
 
 PLAY_INFO = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
 
+MATCH_OPTIONS = {"Human Time": "false"}
+"""Options a match sets on every engine that declares them, unless its spec names them:
+Pruner's ``Human Time`` would hold each limited-strength move for seconds, and the strength
+calibration plays thousands of such games (an engine's ``--option1 "Human Time=true"`` keeps it)."""
+
+
+def match_options(declared: Iterable[str], options: Dict[str, str]) -> Dict[str, str]:
+    """``options`` (a spec's) plus the ``MATCH_OPTIONS`` the engine declares (``declared``, its
+    option names) and ``options`` does not set; names compare case-insensitively, as in UCI."""
+    given = {name.lower() for name in options}
+    names = {name.lower() for name in declared}
+    merged = dict(options)
+    merged.update((name, value) for name, value in MATCH_OPTIONS.items()
+                  if name.lower() in names and name.lower() not in given)
+    return merged
+
 
 @dataclass
 class EngineSpec:
@@ -187,8 +203,9 @@ class EnginePlayer:
         try:
             if self.chess960 and "UCI_Chess960" not in self.engine.options:
                 raise EngineStartError("engine has no UCI_Chess960 option")
-            if self.spec.options:
-                self.engine.configure(self.spec.options)
+            options = match_options(self.engine.options, self.spec.options)
+            if options:
+                self.engine.configure(options)
             self.id_name = self.engine.id.get("name")
         except EngineStartError:
             self.kill()

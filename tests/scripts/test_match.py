@@ -20,7 +20,7 @@ import pytest
 
 import match as match_cli
 from matchlib.adjudication import AdjudicationRules, Adjudicator, rules_outcome
-from matchlib.engines import EnginePlayer, parse_engine_spec, parse_option
+from matchlib.engines import EnginePlayer, match_options, parse_engine_spec, parse_option
 from matchlib.game import GameJob, GameRecord, GameSettings, play_game
 from matchlib.openings import Opening, load_openings, pair_order
 from matchlib.pgnout import record_to_pgn
@@ -780,6 +780,22 @@ def test_the_default_opponent_is_this_checkouts_pruner_on_this_python(monkeypatc
     monkeypatch.setenv("PRUNER_INTERPRETER", "cpython")
     assert parse_engine_spec(this_pruner()).env == {}  # the user's choice is inherited as it is
     assert parse_engine_spec(this_pruner(), cwd="/elsewhere").cwd == "/elsewhere"  # --dir2 still wins
+
+
+def test_a_match_turns_pruners_human_time_off_unless_told_otherwise():
+    """Human Time would hold each limited-strength move for seconds: the calibration's matches
+    (scripts/calibrate.py plays through match.py) would take hours longer."""
+    assert match_options(["Hash", "Human Time"], {"Hash": "16"}) == {"Hash": "16", "Human Time": "false"}
+    assert match_options(["Hash", "Human Time"], {"human time": "true"}) == {"human time": "true"}
+    assert match_options(["Hash"], {}) == {}  # an engine that does not declare it gets nothing
+    from matchlib.engines import this_pruner
+    player = EnginePlayer(parse_engine_spec(this_pruner(), options=["UCI_LimitStrength=true"]))
+    try:
+        player.start()
+        config = player.engine.protocol.config
+        assert config["Human Time"] is False and config["UCI_LimitStrength"] is True
+    finally:
+        player.quit()
 
 
 def test_one_engine_needs_no_pruner_on_the_path(tmp_path):

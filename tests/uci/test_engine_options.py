@@ -27,7 +27,8 @@ def test_low_elo_sometimes_plays_a_worse_move_never_an_illegal_one():
     """20 positions through the loop with a real searcher at the lowest Elo, seeded."""
     output = Output()
     loop = UciLoop(Writer(output.write), Searcher, rng=random.Random(2024))
-    run(loop, "setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value %d" % UCI_ELO.min_elo)
+    run(loop, "setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value %d" % UCI_ELO.min_elo,
+        "setoption name Human Time value false")  # a second a move on this clock otherwise
     differs = searched = 0
     for fen in POSITIONS:
         before = len(output.lines)

@@ -50,6 +50,7 @@ OPTION_LINES = [
     # the range and default come from the calibration (engine/strength.py), re-made by scripts/calibrate.py
     "option name UCI_Elo type spin default %d min %d max %d" % (UCI_ELO.default_elo, UCI_ELO.min_elo,
                                                                  UCI_ELO.max_elo),
+    "option name Human Time type check default true",
     "option name UCI_ShowWDL type check default false",
 ]
 
