@@ -38,7 +38,10 @@ PLURALS = {"inaccuracy": "Inaccuracies", "mistake": "Mistakes", "blunder": "Blun
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
        color: #222; background: #f4f4f2; margin: 0; line-height: 1.45; }
-main { max-width: 1100px; margin: 0 auto; padding: 10px 24px 48px; }
+/* overflow-wrap: a word longer than its line (a 100,000-letter name in a tag) wraps wherever it
+   must, never making the page wider than a phone's screen (break-word, unlike anywhere, leaves
+   the width boxes ask for as it is, so the layout of other pages does not move) */
+main { max-width: 1100px; margin: 0 auto; padding: 10px 24px 48px; overflow-wrap: break-word; }
 h1 { font-size: 1.6em; margin: 4px 0 2px; }
 h2 { font-size: 1.3em; margin: 0 0 6px; }
 h3 { font-size: 1.05em; margin: 18px 0 6px; }
