@@ -111,6 +111,20 @@ def test_a_3000_ply_games_review_stays_under_300_mb(tmp_path):
     assert "long game 3000" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
+def test_a_long_games_page_is_written_in_pieces(tmp_path):
+    """The page goes to its file a piece at a time (a diagram a piece), the same page as
+    ``render_report`` makes whole: a long game's page (74 MB at 3,000 plies) is never held
+    whole, nor twice while it is joined and encoded."""
+    from protocol.analyse.review.html import page_chunks, render_report
+    task = game_task(tmp_path, long_game_pgn(200))
+    result = run_task(task, Settings(depth=1))
+    review = build_review(1, task, result, "depth 1")
+    chunks = list(page_chunks([review]))
+    page = render_report([review])
+    assert "".join(chunks) == page and page.count("<figure") > 10
+    assert max(len(chunk) for chunk in chunks) < len(page) / 4
+
+
 # --- item 6: many comments --------------------------------------------------------------------------------
 
 def test_a_game_is_parsed_once(tmp_path, monkeypatch):
