@@ -22,7 +22,7 @@ skipped with the reason, up to the next line that starts a game (a tag after a b
 import io
 import re
 from dataclasses import dataclass
-from typing import IO, Callable, Iterator, List, Optional, Union
+from typing import IO, Callable, Dict, Iterator, List, Optional, Union
 
 import chess
 import chess.pgn
@@ -54,7 +54,13 @@ class PgnGame:
 
 class _GameBuilder(chess.pgn.GameBuilder):
     """``chess.pgn.GameBuilder`` that collects errors in ``game.errors`` without logging them,
-    counts the tag pairs it reads, and never lets an unmatched ``)`` remove the game's root.
+    counts the tag pairs it reads, joins each node's comments once, and never lets an
+    unmatched ``)`` remove the game's root.
+
+    python-chess joins every comment to the ones its node already has (``visit_comment``:
+    ``" ".join([node.comment, comment])``), which copies the whole text each time: a node with
+    100,000 comments cost seconds, growing with their square. Here they are kept in a list per
+    node and joined at the end of the game, to the same text (empty comments left out).
 
     After an illegal move python-chess skips to the end of the "variation" and then calls
     ``end_variation`` even when the illegal move was on the main line, which empties
@@ -73,6 +79,27 @@ class _GameBuilder(chess.pgn.GameBuilder):
     def begin_game(self) -> None:
         super().begin_game()
         self.tags = 0
+        self._comments: Dict[chess.pgn.GameNode, List[str]] = {}
+        self._starting: List[str] = []
+
+    def visit_comment(self, comment: str) -> None:
+        # where python-chess puts it: the current node's comment, or the next move's starting one
+        node = self.variation_stack[-1]
+        if self.in_variation or (node.parent is None and node.is_end()):
+            self._comments.setdefault(node, [node.comment]).append(comment)
+        else:
+            self._starting.append(comment)
+
+    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
+        self.starting_comment = " ".join(filter(None, self._starting))
+        self._starting = []
+        super().visit_move(board, move)
+
+    def end_game(self) -> None:
+        for node, comments in self._comments.items():
+            node.comment = " ".join(filter(None, comments))
+        self._comments = {}
+        super().end_game()
 
     def end_headers(self):  # type: ignore[override]
         if self.want is not None and self.tags and not self.want(self.game.headers):
@@ -164,6 +191,8 @@ class _Recorder:
         self.lines: List[str] = []
         self._held = 0
         self._back: List[str] = []
+        self._pieces: List[str] = []
+        """The rest of a long line given to python-chess in pieces, last first."""
         self.error: Optional[BaseException] = None
         """What reading the handle raised (not python-chess's failure: the caller's)."""
         self.ended = False
@@ -185,6 +214,10 @@ class _Recorder:
         return line
 
     def readline(self) -> str:
+        """The next line for python-chess: a line of the handle, or a piece of a long one
+        (``_pieces``); the handle's lines are recorded whole."""
+        if self._pieces:
+            return self._pieces.pop()
         line = self.raw_line()
         if isinstance(line, LongLine):
             self.lines.append("")  # a line all the same: the lines after it keep their numbers
@@ -194,6 +227,10 @@ class _Recorder:
             self._held += len(line)
             if self._held > self.max_bytes:
                 raise _TooLong("the game is longer than %s" % megabytes(self.max_bytes))
+            pieces = _pieces(line)
+            if len(pieces) > 1:
+                self._pieces = pieces[:0:-1]
+                return pieces[0]
         return line
 
     def put_back(self, line: str) -> None:
@@ -202,7 +239,7 @@ class _Recorder:
 
     def take(self) -> List[str]:
         """The lines read since the last ``take``."""
-        lines, self.lines, self._held = self.lines, [], 0
+        lines, self.lines, self._held, self._pieces = self.lines, [], 0, []
         return lines
 
 
@@ -225,7 +262,8 @@ class PgnReader:
     def read(self, source: Union[str, IO[str]]) -> Iterator[PgnGame]:
         """A ``PgnGame`` for each game of ``source`` (a string, or a text handle read line by
         line: only the current game is kept), in order. What the handle raises is raised."""
-        handle = _Recorder(io.StringIO(source) if isinstance(source, str) else source)
+        # newline=None: a text's lines may end in CR, LF or CRLF, as in a file python-chess reads
+        handle = _Recorder(io.StringIO(source, newline=None) if isinstance(source, str) else source)
         line = 1  # line number of the next line to read
         while True:
             builder = _GameBuilder(self.want)
@@ -278,6 +316,45 @@ class PgnReader:
         what = "1 block of text that is not a game" if len(self.not_games) == 1 else \
             "%d blocks of text that are not games" % len(self.not_games)
         return ["%s ignored (first at line %d)" % (what, self.not_games[0])]
+
+
+PIECE_CHARS = 1024
+"""A line longer than this goes to python-chess in pieces of about this size (``_pieces``)."""
+_COMMENT_MARKS = re.compile(r"[{};]")
+
+
+def _pieces(line: str) -> List[str]:
+    """``line`` cut after comments (``{...}``) into pieces of at least ``PIECE_CHARS`` that
+    python-chess reads as it reads the line whole.
+
+    After each comment python-chess goes on with a copy of the rest of the line, so a line of
+    100,000 comments took it 20 s, growing with the square of its length; it reads no faster
+    than the pieces it is given. A piece ends right after a comment's ``}``, which no other
+    token contains; the next piece is not blank (a blank line ends a game) and starts with no
+    ``%`` (a line that does is an escape, skipped). Tag lines (``[``) and lines python-chess
+    skips whole (``%``, ``;``) are not cut, nor anything after a ``;`` comment (it runs to the
+    end of the line). Whether the line starts inside a comment or not, a ``}`` ends any
+    comment, so a cut after one is always safe."""
+    if len(line) <= PIECE_CHARS or line[0] in "[%;":
+        return [line]
+    last = len(line.rstrip())
+    pieces = []
+    start = 0
+    in_comment = False
+    for match in _COMMENT_MARKS.finditer(line):
+        mark = match.group()
+        if mark == "}":
+            end = match.end() + 1  # the blank after it too: python-chess stops at a line that ends in "}"
+            if end - start >= PIECE_CHARS and end < last and line[end - 1] in " \t" and line[end] != "%":
+                pieces.append(line[start:end])
+                start = end
+            in_comment = False
+        elif mark == "{":
+            in_comment = True
+        elif not in_comment:  # a ";" comment: the rest of the line is one
+            break
+    pieces.append(line[start:])
+    return pieces
 
 
 def _skip_to_next_game(handle: _Recorder) -> int:

@@ -5,12 +5,14 @@ all (``/dev/zero``, a binary file, a damaged compressed file): reading it whole 
 memory. ``BoundedLines`` hands out the lines of a stream like ``readline``, but a line longer
 than ``MAX_LINE_BYTES`` (the UCI server's cap too) is read past in pieces and stands as a
 ``LongLine`` (its size, nothing of its text), so the reader can name it and go on; a line with
-no end within ``GIVE_UP_BYTES`` ends the stream. ``MAX_GAME_BYTES`` bounds a PGN game, whose
+no end within ``GIVE_UP_BYTES`` ends the stream. ``UniversalNewlines`` reads lines that end in
+CR, LF or CRLF alike, as Python's text files do. ``MAX_GAME_BYTES`` bounds a PGN game, whose
 lines ``engine/pgn.py`` keeps until the game is read.
 """
 
+import collections
 from dataclasses import dataclass
-from typing import Callable, Optional, Union
+from typing import Callable, Deque, Optional, Union
 
 MAX_LINE_BYTES = 4 << 20
 """Longest line kept (bytes, or characters of a text stream); a real EPD or PGN line is under
@@ -81,3 +83,40 @@ class BoundedLines:
 
 def _ends_a_line(text: Union[str, bytes]) -> bool:
     return text[-1:] in (b"\n", "\n")
+
+
+class UniversalNewlines:
+    """``readline(size)`` over a binary ``readline(size)`` whose lines may end in ``\\r\\n``,
+    ``\\n`` or a lone ``\\r`` (old Mac files, a stray CR between two tags): every line comes
+    with ``\\n``, as Python's text files (universal newlines) and so python-chess read them.
+    A line is never longer than the stream's own read allows unless it goes on (a piece of
+    ``size`` bytes or more without a line end comes as it is, for ``BoundedLines`` to bound)."""
+
+    def __init__(self, readline: Callable[[int], bytes]) -> None:
+        self._readline = readline
+        self._lines: Deque[bytes] = collections.deque()
+        self._partial = b""
+        """The start of a line whose end is in the next read."""
+        self._after_cr = False
+        """The last read ended in ``\\r``: a ``\\n`` starting the next one ends that line too."""
+
+    def readline(self, size: int = -1) -> bytes:
+        """The next line, ending in ``\\n`` (or a piece of a long one; empty at the end)."""
+        while not self._lines:
+            chunk = self._readline(size)
+            if self._after_cr and chunk.startswith(b"\n"):
+                self._after_cr = False
+                chunk = chunk[1:]
+                if not chunk:
+                    continue
+            if not chunk:
+                line, self._partial = self._partial, b""
+                return line
+            lines = (self._partial + chunk).splitlines(keepends=True)  # bytes: at \r, \n, \r\n only
+            self._partial = b""
+            if not lines[-1].endswith((b"\n", b"\r")) and 0 < size and len(lines[-1]) < size:
+                self._partial = lines.pop()  # goes on in the next read (a longer piece is handed on)
+            self._after_cr = chunk.endswith(b"\r")
+            self._lines.extend(line.rstrip(b"\r\n") + b"\n" if line.endswith((b"\r", b"\n")) else line
+                               for line in lines)
+        return self._lines.popleft()

@@ -19,7 +19,7 @@ import chess
 
 from engine.epd import FEN_FIELD_NAMES, PLACEMENT, EpdReader, Repeats, SkippedLine, clean_line, is_comment
 from engine.pgn import PgnLines, PgnReader, decode_line, read_game  # noqa: F401 (read_game: for tasks, resume, review)
-from engine.textlines import BoundedLines, Line, LongLine
+from engine.textlines import BoundedLines, Line, LongLine, UniversalNewlines
 from protocol.analyse.filters import GameFilter
 from protocol.analyse.sources import COMPRESSIONS, InputFormat, decompressed, from_name, read_errors
 
@@ -65,6 +65,15 @@ class GameTask:
     """Plies (0 = start position) whose positions get a record."""
     analysed: Tuple[int, ...]
     """Plies analysed, in order: the selected ones and the positions right after their moves."""
+    fen: str
+    """The game's start position (Shredder-FEN castling for Chess960)."""
+    chess960: bool
+    moves: Tuple[chess.Move, ...]
+    """The main line's moves, as the input's reading found them: the analysis and the review
+    play them without parsing the text again (only ``--format pgn``, which annotates the
+    game's own text, comments included, parses it once more)."""
+    headers: Tuple[Tuple[str, str], ...]
+    """The game's tags as read (``Result`` from the movetext when the tags lack it)."""
 
     @property
     def work(self) -> int:
@@ -73,8 +82,13 @@ class GameTask:
 
     @property
     def size(self) -> int:
-        """Characters of text it holds (what the read-ahead counts)."""
-        return len(self.pgn) + len(self.source)
+        """Characters of text it holds (what the read-ahead counts; a move counts as its UCI)."""
+        return len(self.pgn) + len(self.source) + 5 * len(self.moves) + \
+            sum(len(key) + len(value) for key, value in self.headers)
+
+    def start_board(self) -> chess.Board:
+        """The game's start position, without a move stack."""
+        return chess.Board(self.fen, chess960=self.chess960)
 
 
 Task = Union[PositionTask, GameTask]
@@ -220,7 +234,8 @@ class Inputs:
         None: PGN when the first line that is not blank or a comment is a tag or movetext."""
         done = 0
         try:
-            replay = _Replay(BoundedLines(stream.readline).readline)
+            # a binary stream's lines may end in CR, LF or CRLF: read alike, as python-chess reads text
+            replay = _Replay(BoundedLines(stream.readline if text else UniversalNewlines(stream.readline).readline).readline)
             if fmt is None:
                 fmt = "pgn" if replay.looks_like_pgn() else "epd"
             if fmt == "pgn":
@@ -282,11 +297,13 @@ class Inputs:
                     self.report("%s: game %d skipped: %s" % (source, item.number, item.problem))
             else:
                 board = item.game.board()
-                n_moves = sum(1 for _ in item.game.mainline_moves())
-                selected, analysed = plan_game(board, n_moves, selection.side, selection.from_move,
+                moves = tuple(item.game.mainline_moves())
+                selected, analysed = plan_game(board, len(moves), selection.side, selection.from_move,
                                                selection.to_move)
                 if selected:
-                    yield GameTask(source, item.number, item.text, selected, analysed)
+                    yield GameTask(source, item.number, item.text, selected, analysed,
+                                   board.fen(shredder=board.chess960), board.chess960, moves,
+                                   tuple(item.game.headers.items()))
             if selection.games.full:
                 break  # --games N: the rest is not read
         for message in repeats.tail():

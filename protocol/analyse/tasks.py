@@ -138,27 +138,30 @@ def _run_position(task: PositionTask, settings: Settings, tick: Tick, analyser: 
 
 
 def _run_game(task: GameTask, settings: Settings, tick: Tick, analyser: Analyser) -> TaskResult:
-    game = read_game(io.StringIO(task.pgn))
-    nodes = list(game.mainline())
-    board = game.board()
+    moves = task.moves
+    board = task.start_board()
     analyses: Dict[int, Analysis] = {}
     played = 0
     for ply in task.analysed:  # in game order: each search starts from the last one's table
         while played < ply:
-            board.push(nodes[played].move)
+            board = _played(board, moves[played])
             played += 1
         analyses[ply] = _analyse(analyser, board, settings)
         tick(1)
 
+    game = nodes = None
+    if settings.want_pgn:  # the annotated PGN is the game's own text with the engine's notes added
+        game = read_game(io.StringIO(task.pgn))
+        nodes = list(game.mainline())
     records = []
-    board = game.board()
+    board = task.start_board()
     played = 0
     for ply in task.selected:
         while played < ply:
-            board.push(nodes[played].move)
+            board = _played(board, moves[played])
             played += 1
         before = analyses[ply]
-        move = nodes[ply].move if ply < len(nodes) else None
+        move = moves[ply] if ply < len(moves) else None
         after = analyses.get(ply + 1) if move is not None else None
         judgement = judge(before, after, move) if after is not None else None
         record = position_record(before, board, source=task.source, game=task.game_number, ply=ply,
@@ -169,14 +172,24 @@ def _run_game(task: GameTask, settings: Settings, tick: Tick, analyser: Analyser
             record.update(loss=judgement.loss, cp_loss=judgement.cp_loss, judgement=judgement.name,
                           mate_judgement=judgement.mate)
         records.append(record)
-        if settings.want_pgn and move is not None:
+        if nodes is not None and move is not None:
             annotate_move(nodes[ply], before, after, judgement, settings.variations)
     pgn = None
-    if settings.want_pgn:
+    if game is not None:
         game.headers["Annotator"] = _annotator(settings)
         name_opening(game)
         pgn = export(game)
     return TaskResult(task.source, records, pgn)
+
+
+def _played(board: chess.Board, move: chess.Move) -> chess.Board:
+    """``board`` after ``move``, keeping in its move stack only the moves since the last capture
+    or pawn move: all that repetitions need (the search replays no more), while a search copies
+    its board's stack, so a longer stack made a game's analysis grow with the square of its
+    length."""
+    zeroing = board.is_zeroing(move)
+    board.push(move)
+    return board.copy(stack=False) if zeroing else board
 
 
 def name_opening(game: chess.pgn.Game) -> None:

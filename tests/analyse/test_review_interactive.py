@@ -534,3 +534,41 @@ def test_the_screenshot_script(browser, opera, tmp_path):
     with pytest.raises(SystemExit) as stopped:
         review_screenshots.main([str(tmp_path / "missing.html"), "--phone", str(phone)])
     assert stopped.value.code == 2
+
+
+# --- a tag too long for any line (issue 51, item 9) -------------------------------------------------------
+
+LONG_NAME = "N" * 100000
+
+
+@pytest.fixture(scope="module")
+def long_names(tmp_path_factory):
+    """The review of a short game whose tags hold 100,000-letter words."""
+    folder = tmp_path_factory.mktemp("long-names")
+    pgn = folder / "long.pgn"
+    pgn.write_text('[Event "%s"]\n[White "%s"]\n[Black "%s"]\n[Result "*"]\n\n1. e4 e5 2. Nf3 Nc6 *\n\n'
+                   % (LONG_NAME, LONG_NAME, "B" + LONG_NAME))
+    report = folder / "review.html"
+    status, out, err = run(["--depth", "1", "--jobs", "1", "-q", "--report", str(report), "-o", str(folder / "long.jsonl"),
+                            str(pgn)])
+    assert status == 0, err
+    return dict(path=report, html=report.read_text(encoding="utf-8"))
+
+
+def test_long_words_may_wrap_anywhere_in_the_page(long_names):
+    """Without a browser: the name is shown, and the page's style lets any word in it wrap."""
+    from protocol.analyse.review.html import STYLE
+    assert LONG_NAME in long_names["html"]
+    style = re.sub(r"/\*.*?\*/", "", STYLE, flags=re.S)
+    rules = dict((selector.strip(), body) for selector, body in re.findall(r"([^{}]+)\{([^}]*)\}", style))
+    assert "overflow-wrap: break-word" in rules["main"]
+
+
+@BROWSER_TEST
+def test_a_100000_letter_name_does_not_widen_a_phones_page(browser, long_names):
+    with emulated(browser, *PHONE, phone=True):
+        load(browser, long_names["path"])
+        assert browser.execute_script("return innerWidth") == PHONE[0]
+        check_no_sideways_scroll(browser)
+        title = browser.find_element("css selector", "#game-1 h2")
+        assert LONG_NAME[:50] in title.text and box(browser, title)["height"] > 1000  # wrapped, not cut

@@ -10,13 +10,13 @@ import os
 from typing import Callable, List, Optional, Tuple
 
 from protocol.analyse.inputs import Task
-from protocol.analyse.review.html import render_report
+from protocol.analyse.review.html import page_chunks
 from protocol.analyse.review.model import GameReview, Review, build_review
 from protocol.analyse.review.plot import FORMATS, MAX_PANELS, plot_games
 from protocol.analyse.review.trust import stockfish_command, trust_note, trust_summary
 from protocol.analyse.tasks import Settings, TaskResult
 from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
-from protocol.output_files import OutputError, unwritable, write_file
+from protocol.output_files import OutputError, replaced, unwritable, write_file
 from protocol.stockfish import find_stockfish
 
 
@@ -105,9 +105,14 @@ class ReviewCollector:
         reviews = self.reviews(settings)
         if self.report is not None:
             note = trust_note(settings)
-            page = render_report(reviews, trust=(trust_summary(settings) or "", note) if note else None,
+            chunks = page_chunks(reviews, trust=(trust_summary(settings) or "", note) if note else None,
                                  stockfish=stockfish_command(settings, find_stockfish()))
-            _write(self.report, page.encode("utf-8"), "--report")
+            try:
+                with replaced(self.report) as handle:  # in pieces: the whole page is never held
+                    for chunk in chunks:
+                        handle.write(chunk.encode("utf-8"))
+            except OSError as exc:
+                raise OutputError("--report %s" % self.report, exc) from None
         if self.plot is not None:
             games = [review for review in reviews if isinstance(review, GameReview) and review.points()]
             if not games:

@@ -14,7 +14,7 @@ Everything shown comes from ``protocol.analyse.review.model``.
 import html
 import json
 import re
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import chess
 import chess.svg
@@ -38,7 +38,10 @@ PLURALS = {"inaccuracy": "Inaccuracies", "mistake": "Mistakes", "blunder": "Blun
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
        color: #222; background: #f4f4f2; margin: 0; line-height: 1.45; }
-main { max-width: 1100px; margin: 0 auto; padding: 10px 24px 48px; }
+/* overflow-wrap: a word longer than its line (a 100,000-letter name in a tag) wraps wherever it
+   must, never making the page wider than a phone's screen (break-word, unlike anywhere, leaves
+   the width boxes ask for as it is, so the layout of other pages does not move) */
+main { max-width: 1100px; margin: 0 auto; padding: 10px 24px 48px; overflow-wrap: break-word; }
 h1 { font-size: 1.6em; margin: 4px 0 2px; }
 h2 { font-size: 1.3em; margin: 0 0 6px; }
 h3 { font-size: 1.05em; margin: 18px 0 6px; }
@@ -126,7 +129,15 @@ def esc(text: object) -> str:
 
 def render_report(reviews: List[Review], title: str = "Game review", trust: Optional[Tuple[str, str]] = None,
                   stockfish: Optional[str] = None) -> str:
-    """The whole HTML page for ``reviews`` (in order); ``trust``: how far to trust the
+    """The whole HTML page for ``reviews`` (``page_chunks`` joined)."""
+    return "".join(page_chunks(reviews, title, trust, stockfish))
+
+
+def page_chunks(reviews: List[Review], title: str = "Game review", trust: Optional[Tuple[str, str]] = None,
+                stockfish: Optional[str] = None) -> Iterator[str]:
+    """The HTML page for ``reviews`` (in order) in pieces to write one after the other: a long
+    game's page is tens of megabytes (a diagram per mistake), held whole twice over while it
+    was joined and encoded. ``trust``: how far to trust the
     judgements of this budget, a one-line summary and the whole note (``trust.trust_summary``,
     ``trust.trust_note``), ``stockfish``: a command that reviews with Stockfish
     (``trust.stockfish_command``). Both go under the title, folded to one line so that the
@@ -155,16 +166,18 @@ def render_report(reviews: List[Review], title: str = "Game review", trust: Opti
         parts.append(_contents(reviews))
     if any(_interactive(review) for review in reviews):
         parts.append(interactive.piece_defs())
+    yield "\n".join(parts) + "\n"
     for review in reviews:
         if isinstance(review, GameReview):
-            parts.append(_game_section(review))
+            yield from _game_chunks(review)
         else:
-            parts.append(_position_section(review))
-    parts.append("</main>")
+            yield _position_section(review)
+        yield "\n"
+    parts = ["</main>"]
     if any(_interactive(review) for review in reviews):
         parts.append("<script>%s</script>" % interactive.SCRIPT)
     parts += ["</body>", "</html>", ""]
-    return "\n".join(parts)
+    yield "\n".join(parts)
 
 
 def _count(number: int, noun: str) -> str:
@@ -196,7 +209,8 @@ def _interactive(review: Review) -> bool:
     return isinstance(review, GameReview) and not review.error
 
 
-def _game_section(review: GameReview) -> str:
+def _game_chunks(review: GameReview) -> Iterator[str]:
+    """A game's section in pieces (each diagram one)."""
     parts = ['<section class="game" id="%s"%s>' % (review.anchor, " data-interactive" if _interactive(review) else ""),
              "<h2>%d. %s <small>%s</small></h2>" % (review.index, esc(review.title),
                                                     esc(review.headers.get("Result", "")))]
@@ -204,19 +218,22 @@ def _game_section(review: GameReview) -> str:
         parts.append(_meta_table(review))
         parts.append('<p class="error">Not analysed: %s</p>' % esc(review.error))
         parts.append("</section>")
-        return "\n".join(parts)
+        yield "\n".join(parts)
+        return
     parts.append('<div class="top">%s%s</div>' % (_meta_table(review), _stats_table(review)))
     parts.append('<div class="review">%s<div class="side">%s%s</div></div>' % (
         _viewer(review), _INFO, _move_list(review)))
     parts.append('<h3>Evaluation</h3><div class="chart">%s</div>' % eval_chart_svg(review))
     parts.append(_legend())
+    yield "\n".join(parts)
     diagrams = [view for view in review.plies if view.judgement in DIAGRAM_JUDGEMENTS]
     if diagrams:
-        parts.append("<h3>Mistakes and blunders on the board</h3>")
-        parts.append('<div class="diagrams">%s</div>' % "".join(_diagram(review, view) for view in diagrams))
-    parts.append('<script type="application/json" class="review-data">%s</script>' % _json_text(game_data(review)))
-    parts.append("</section>")
-    return "\n".join(parts)
+        yield '\n<h3>Mistakes and blunders on the board</h3>\n<div class="diagrams">'
+        for view in diagrams:
+            yield _diagram(review, view)
+        yield "</div>"
+    yield '\n<script type="application/json" class="review-data">%s</script>' % _json_text(game_data(review))
+    yield "\n</section>"
 
 
 def _meta_table(review: GameReview) -> str:

@@ -11,7 +11,6 @@ and ``plot`` (matplotlib) import it, and ``collect`` (the hook in ``pruner analy
 all three.
 """
 
-import io
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
@@ -21,7 +20,7 @@ import chess.pgn
 
 from engine.openings import Opening, classify
 from protocol.analyse.annotate import CP_CAP, MATE_JUDGEMENTS, capped_cp
-from protocol.analyse.inputs import PositionTask, Task, read_game
+from protocol.analyse.inputs import PositionTask, Task
 from protocol.analyse.review.accuracy import game_accuracy, win_percent
 from protocol.analyse.tasks import TaskResult
 
@@ -65,7 +64,8 @@ class PlyView:
     ply: int
     """Plies from the game's start position (the position before the move)."""
     board: chess.Board
-    """The position before the move (a copy with the game's move stack)."""
+    """The position before the move (a copy without the game's move stack: copying the stack
+    at every ply made a review grow with the square of the game's length)."""
     move: chess.Move
     san: str
     record: Optional[Dict]
@@ -284,16 +284,15 @@ def build_review(index: int, task: Task, result: TaskResult, limits: str) -> Rev
         board = chess.Board(task.fen, chess960=task.chess960)
         record = result.records[0] if result.records else None
         return PositionReview(index, task.source, record, board, limits, result.error)
-    game = read_game(io.StringIO(task.pgn))
     records = {record["ply"]: record for record in result.records}
-    board = game.board()
-    start = board.copy()
+    board = task.start_board()  # the game as the input read it: not parsed again
+    start = board.copy(stack=False)
     plies = []
-    for ply, move in enumerate(game.mainline_moves()):
-        plies.append(PlyView(ply, board.copy(), move, board.san(move), records.get(ply)))
+    for ply, move in enumerate(task.moves):
+        plies.append(PlyView(ply, board.copy(stack=False), move, board.san(move), records.get(ply)))
         board.push(move)
     # PGN's placeholders: "?" unknown, "-" not applicable (lichess's Round), "????.??.??" no date
-    headers = {key: value for key, value in game.headers.items() if value not in ("", "?", "-", "????.??.??")}
+    headers = {key: value for key, value in task.headers if value not in ("", "?", "-", "????.??.??")}
     opening = classify(start, (view.move for view in plies))
     return GameReview(index, task.source, headers, start, plies, records, limits, result.error, opening)
 
