@@ -12,7 +12,7 @@ from typing import List
 import chess
 
 from engine.attacks import (DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, KING, KNIGHT, PAWN_ATTACKS,
-                            RANK_ATTACKS, RANK_MASKS, msb, popcount, signed, unsigned)
+                            RANK_ATTACKS, RANK_MASKS, popcount, signed, unsigned)
 from engine.evaluate import accumulator, material_pst
 from engine.zobrist import full_key
 
@@ -112,9 +112,3 @@ def is_insufficient_material(pos: Position) -> bool:
 
 _DARK = signed(chess.BB_DARK_SQUARES)
 _LIGHT = signed(chess.BB_LIGHT_SQUARES)
-
-
-def king_square(pos: Position, color: int) -> int:
-    """Square of ``color``'s king, -1 when none."""
-    mask = pos.bb[6] & pos.occ[color]
-    return msb(mask) if mask else -1

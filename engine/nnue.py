@@ -146,10 +146,6 @@ class Net:
         total = sum(map(mul, self.w2_white if turn else self.w2_black, hidden)) + self.b2
         return total * self.scale // self.divisor
 
-    def hidden_values(self, acc: int) -> List[int]:
-        """The accumulator's lanes as signed numbers (tests, the ``eval`` command)."""
-        return [((acc >> (LANE * i)) & 0xFFFF) - LANE_OFFSET for i in range(2 * self.hidden)]
-
     def to_bytes(self) -> bytes:
         """The net as a file's bytes (the format in the module docstring)."""
         payload = (array.array("h", self.w1).tobytes() + array.array("h", self.b1).tobytes()

@@ -267,17 +267,16 @@ class Searcher:
         """The root as python-chess knows it (with the game's moves): root-move ranking, the
         ponder move's legality. The tree moves on ``self.pos`` only."""
         self.pos, self.keys = self._prepare(board)
-        root_state = None  # the root position is self.pos, unchanged between root moves
         self._root_index = len(self.keys) - 1
         """Index of the root position in ``keys``; ``_prepare`` also set ``_repetition_floor``:
         repetitions are looked for at that index of ``keys`` and later (see ``do_null``)."""
         self._tb_rank: Optional[Dict[int, int]] = None
         """Tablebase rank of each root move by its code when the root is in the tables."""
-        root_moves = self._root_moves(limits, root_state)
+        root_moves = self._root_moves(limits)
         root_error: Optional[Exception] = None
         if self.tablebases is not None and root_moves:
             try:
-                root_moves = self._tablebase_root(root_moves, root_state)
+                root_moves = self._tablebase_root(root_moves)
             except Exception as exc:  # tables are outside data: search on without their ranking
                 root_error = exc
                 self._tb_rank = None
@@ -300,7 +299,7 @@ class Searcher:
             for depth in range(1, max_depth + 1):
                 self._partial: Optional[Tuple[int, List[int], str]] = None
                 """The best root line of the running iteration so far: (score, pv, bound)."""
-                lines = self._iterate(depth, root_moves, root_state, multipv, previous_score)
+                lines = self._iterate(depth, root_moves, multipv, previous_score)
                 # Time use grows when the best move just changed or the score fell.
                 instability = 1.0
                 if depth > 1 and lines[0].pv[0] != result.best_move:
@@ -309,7 +308,7 @@ class Searcher:
                     instability += 0.3
                 previous_score = lines[0].score
                 self._show_tablebase_scores(lines)
-                result = self._result(lines, root_state)
+                result = self._result(lines)
                 if on_info is not None:
                     for line in lines:
                         on_info(line)
@@ -318,7 +317,7 @@ class Searcher:
                 if self._should_stop(limits, lines[0].score, instability):
                     break
         except SearchAborted:
-            result = self._interrupted(result, depth, previous_score, multipv, root_state)
+            result = self._interrupted(result, depth, previous_score, multipv)
         except Exception as exc:  # a bug or a resource failing mid-search: keep what completed
             result.error = exc
         if result.error is None:
@@ -365,7 +364,7 @@ class Searcher:
         pos.stack.clear()  # the root: nothing below it is ever taken back
         return pos, keys
 
-    def _root_moves(self, limits: Limits, root_state) -> List[int]:
+    def _root_moves(self, limits: Limits) -> List[int]:
         """Legal root moves (restricted by ``searchmoves``), hash move and captures first."""
         pos = self.pos
         entry = self.tt.probe(tt_key(pos.key, pos.hmc))
@@ -376,7 +375,7 @@ class Searcher:
             ordered = restricted or ordered
         return ordered
 
-    def _tablebase_root(self, moves: List[int], root_state) -> List[int]:
+    def _tablebase_root(self, moves: List[int]) -> List[int]:
         """Root in the tables: the moves in tablebase rank order (``Tablebases.rank_root_moves``:
         a win by DTZ with the fifty-move counter, a move that draws by repetition or the rule
         as a draw); each line is then searched among the moves of one rank only, so the best
@@ -427,15 +426,14 @@ class Searcher:
             if abs(line.score) < MATE_BOUND:
                 line.score = rank_score(ranks[from_move(line.pv[0])])
 
-    def _iterate(self, depth: int, root_moves: List[int], state, multipv: int,
-                 previous_score: int) -> List[SearchInfo]:
+    def _iterate(self, depth: int, root_moves: List[int], multipv: int, previous_score: int) -> List[SearchInfo]:
         """One iteration: ``multipv`` root searches, each excluding the moves of better lines."""
         lines = []
         self._depth_now = depth
         for index in range(multipv):
             self._root_offset = index  # currmovenumber counts the moves of better lines too
             candidates = root_moves[index:self._rank_group_end(root_moves, index)]
-            score, pv = self._aspiration(depth, candidates, state,
+            score, pv = self._aspiration(depth, candidates,
                                          previous_score if index == 0 else None, index == 0)
             # Keep the root list ordered: this line's move goes to its rank.
             root_moves.remove(pv[0])
@@ -452,16 +450,16 @@ class Searcher:
             line.multipv = rank
         return lines
 
-    def _aspiration(self, depth: int, moves: List[int], state, guess: Optional[int], track: bool = False):
+    def _aspiration(self, depth: int, moves: List[int], guess: Optional[int], track: bool = False):
         """Aspiration windows: search a narrow window around the last score, widen on failure.
         ``track``: keep the best line so far in ``_partial`` (the first MultiPV line)."""
         params = self.params
         if not params.pruning or guess is None or depth < params.aspiration_depth or abs(guess) >= MATE_BOUND:
-            return self._search_root(depth, -INF, INF, moves, state, track)
+            return self._search_root(depth, -INF, INF, moves, track)
         delta = params.aspiration_delta
         alpha, beta = max(-INF, guess - delta), min(INF, guess + delta)
         while True:
-            score, pv = self._search_root(depth, alpha, beta, moves, state, track)
+            score, pv = self._search_root(depth, alpha, beta, moves, track)
             if score <= alpha:
                 alpha = max(-INF, score - delta)
             elif score >= beta:
@@ -472,8 +470,7 @@ class Searcher:
             if delta > 1000:
                 alpha, beta = -INF, INF
 
-    def _search_root(self, depth: int, alpha: int, beta: int, moves: List[int], state,
-                     track: bool = False):
+    def _search_root(self, depth: int, alpha: int, beta: int, moves: List[int], track: bool = False):
         """PVS over the root moves; returns (score, pv of move codes). The first move gets the
         full window. ``track``: each new best line goes to ``_partial`` as soon as it is found."""
         pos = self.pos
@@ -509,7 +506,7 @@ class Searcher:
         self.tt.store(tt_key(pos.key, pos.hmc), best_pv[0], score_to_tt(best, 0), depth, bound)
         return best, best_pv
 
-    def _result(self, lines: List[SearchInfo], root_state) -> SearchResult:
+    def _result(self, lines: List[SearchInfo]) -> SearchResult:
         """Package a completed iteration; the ponder move comes from the PV or the hash table."""
         pv = lines[0].pv
         ponder = pv[1] if len(pv) > 1 else None
@@ -526,8 +523,7 @@ class Searcher:
                 board.pop()
         return SearchResult(pv[0], ponder, lines, self.nodes, self._elapsed_ms())
 
-    def _interrupted(self, result: SearchResult, depth: int, previous_score: int, multipv: int,
-                     root_state) -> SearchResult:
+    def _interrupted(self, result: SearchResult, depth: int, previous_score: int, multipv: int) -> SearchResult:
         """The search stopped inside iteration ``depth``: play what it already found there when
         it is a new best move scoring better than the last completed iteration (or when no
         iteration completed), as most engines do; otherwise the last completed iteration."""
@@ -541,7 +537,7 @@ class Searcher:
                           time_ms=self._elapsed_ms(), pv=[to_move(m) for m in pv], bound=bound, hashfull=self.tt.hashfull(),
                           tbhits=self.tbhits)
         self._show_tablebase_scores([line])
-        return self._result([line], root_state)
+        return self._result([line])
 
     def _should_stop(self, limits: Limits, score: int, instability: float) -> bool:
         """Soft limits, checked between iterations; ``instability`` (>= 1) stretches the budget."""
