@@ -16,7 +16,7 @@ import chess
 from engine.attacks import BETWEEN, BISHOP_RAYS, KNIGHT, LINE, PAWN_ATTACKS, ROOK_RAYS, SQUARES, signed
 from engine.board import Position, in_check
 from engine.evaluate import PHASE_INC
-from engine.zobrist import CASTLE_KEYS, EP_KEYS, PIECE_KEYS, TURN_KEY, castle_key
+from engine.zobrist import EP_KEYS, PIECE_KEYS, TURN_KEY, castle_key
 
 _RANK_1 = signed(chess.BB_RANK_1)
 _RANK_8 = signed(chess.BB_RANK_8)
