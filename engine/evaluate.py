@@ -7,6 +7,9 @@ https://www.chessprogramming.org/PeSTO%27s_Evaluation_Function). Material+PST su
 incrementally by ``engine.makemove``; ``blend`` adds the terms computed on demand and blends
 middlegame and endgame by game phase. Scores are from the side to move. ``breakdown`` shows
 the same evaluation term by term (the UCI ``eval`` command); it is never called by the search.
+
+An ``Evaluator`` is one evaluation (weights, net, their tables and caches), chosen by making it;
+each ``Searcher`` owns one. ``DEFAULT`` is the engine's own; the module's functions use it.
 """
 
 from dataclasses import dataclass
