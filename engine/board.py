@@ -7,20 +7,25 @@ needed (Syzygy probes). Bitboards are signed (see ``engine.attacks``); pieces an
 are python-chess's numbers (``chess.PAWN`` = 1 ... ``chess.KING`` = 6, black 0, white 1).
 """
 
-from typing import List
+from typing import List, Optional
 
 import chess
 
 from engine.attacks import (DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, KING, KNIGHT, PAWN_ATTACKS,
-                            RANK_ATTACKS, RANK_MASKS, msb, popcount, signed, unsigned)
-from engine.evaluate import accumulator, material_pst
+                            RANK_ATTACKS, RANK_MASKS, popcount, signed, unsigned)
+from engine import evaluate as evaluation
+from engine.evaluate import Evaluator
 from engine.zobrist import full_key
 
 
 class Position:
     """A chess position as the search keeps it (python-chess's fields, signed, plus more)."""
 
-    def __init__(self, board: chess.Board) -> None:
+    def __init__(self, board: chess.Board, evaluator: Optional[Evaluator] = None) -> None:
+        """``board`` as the search keeps it, its incremental sums those of ``evaluator`` (the
+        engine's own evaluation, ``engine.evaluate.DEFAULT``, when None)."""
+        if evaluator is None:
+            evaluator = evaluation.DEFAULT  # read now: a test may stand another in for it
 
         self.bb: List[int] = [0, signed(board.pawns), signed(board.knights), signed(board.bishops),
                               signed(board.rooks), signed(board.queens), signed(board.kings)]
@@ -48,10 +53,16 @@ class Position:
                 self.king_squares[color] = mask.bit_length() - 1
         self.key = full_key(board)
         """Zobrist key (``engine.makemove``)."""
-        self.mg, self.eg, self.phase = material_pst(board)
+        self.mg, self.eg, self.phase = evaluator.material_pst(board)
         """Material and piece-square sums, White-positive, and the game phase (``engine.evaluate``)."""
-        self.acc = accumulator(board)
+        self.acc = evaluator.accumulator(board)
         """The learned evaluation's accumulators, packed (``engine.nnue``; 0 without a net)."""
+        self.pst_mg = evaluator.pst_mg
+        """The evaluator's tables ``engine.makemove`` keeps ``mg`` with (``Evaluator.pst_mg``)."""
+        self.pst_eg = evaluator.pst_eg
+        """... ``eg`` with (``Evaluator.pst_eg``)."""
+        self.columns = evaluator.columns
+        """... and ``acc`` with (``Evaluator.columns``: the net's, all 0 without one)."""
         self.stack: list = []
         """What ``undo_move`` needs, one entry per move made."""
 
@@ -112,9 +123,3 @@ def is_insufficient_material(pos: Position) -> bool:
 
 _DARK = signed(chess.BB_DARK_SQUARES)
 _LIGHT = signed(chess.BB_LIGHT_SQUARES)
-
-
-def king_square(pos: Position, color: int) -> int:
-    """Square of ``color``'s king, -1 when none."""
-    mask = pos.bb[6] & pos.occ[color]
-    return msb(mask) if mask else -1

@@ -50,31 +50,29 @@ def weights_of(module) -> Tuple[Tuple[int, int], ...]:
 WEIGHTS = weights_of(weights)
 """The (mg, eg) weight of each term, in ``NAMES`` order (``weights_of`` engine/weights.py)."""
 
-ENABLED = any(mg or eg for mg, eg in WEIGHTS)
-"""Whether any term counts: when false the evaluation skips this module (no cost)."""
-
 PAWN_TERMS = 3
 """The last ``PAWN_TERMS`` of ``NAMES`` depend on the pawns alone: the search keeps them in its
 pawn cache, so they cost nothing per node."""
 
-PIECES_ENABLED = any(mg or eg for mg, eg in WEIGHTS[:-PAWN_TERMS])
-"""Whether a term that needs more than the pawns counts (``piece_terms``, run at every node)."""
+
+def enabled(table: Tuple[Tuple[int, int], ...]) -> bool:
+    """Whether any term counts under ``table`` ((mg, eg) per ``NAMES``): when false the
+    evaluation skips this module (no cost)."""
+    return any(mg or eg for mg, eg in table)
 
 
-def set_weights(table: Tuple[Tuple[int, int], ...]) -> None:
-    """Use ``table`` ((mg, eg) per term, ``NAMES`` order) from now on (tests; the engine reads
-    engine/weights.py once). Call it through ``engine.evaluate.use_candidate_weights``, which
-    also updates the evaluation's switches and empties its pawn caches (they hold weighted sums)."""
-    global WEIGHTS, ENABLED, PIECES_ENABLED, _SHIELD_W, _OPEN_W, _THREAT_W, _BLOCKED_W, _KING_OWN_W, _KING_OTHER_W
-    global _SEVENTH_W, _OUTPOST_W, _PHALANX_W, _SUPPORTED_W, _BACKWARD_W
-    WEIGHTS = tuple(table)
-    ENABLED = any(mg or eg for mg, eg in WEIGHTS)
-    PIECES_ENABLED = any(mg or eg for mg, eg in WEIGHTS[:-PAWN_TERMS])
-    (_SHIELD_W, _OPEN_W, _THREAT_W, _BLOCKED_W, _KING_OWN_W, _KING_OTHER_W, _SEVENTH_W, _OUTPOST_W, _PHALANX_W,
-     _SUPPORTED_W, _BACKWARD_W) = WEIGHTS
+def pieces_enabled(table: Tuple[Tuple[int, int], ...]) -> bool:
+    """Whether a term that needs more than the pawns counts under ``table`` (``piece_terms``,
+    run at every node)."""
+    return any(mg or eg for mg, eg in table[:-PAWN_TERMS])
 
 
-set_weights(WEIGHTS)
+ENABLED = enabled(WEIGHTS)
+"""Whether any term counts with engine/weights.py's weights (false today)."""
+
+PIECES_ENABLED = pieces_enabled(WEIGHTS)
+"""Whether one that needs more than the pawns counts with engine/weights.py's weights."""
+
 
 _FULL = chess.BB_ALL
 
@@ -209,84 +207,90 @@ def board_counts(board: chess.Board, color: bool) -> Tuple[int, ...]:
                        -1 if own_king is None else own_king, -1 if other_king is None else other_king)
 
 
-def pawn_terms(white_pawns: int, black_pawns: int) -> Tuple[int, int, Tuple[int, int, int], Tuple[int, int, int]]:
+def pawn_terms(white_pawns: int, black_pawns: int,
+               table: Tuple[Tuple[int, int], ...]) -> Tuple[int, int, Tuple[int, int, int], Tuple[int, int, int]]:
     """For the search's pawn cache (``engine.evaluate``): the White-positive (mg, eg) of the
-    three pawn-structure terms, then Black's and White's (passed pawns, pawn attacks, outpost
-    squares) for ``piece_terms``."""
+    three pawn-structure terms weighted by ``table`` ((mg, eg) per ``NAMES``), then Black's and
+    White's (passed pawns, pawn attacks, outpost squares) for ``piece_terms``."""
     white = _pawn_info(white_pawns, black_pawns, True)
     black = _pawn_info(black_pawns, white_pawns, False)
     phalanx, supported, backward = white[3] - black[3], white[4] - black[4], white[5] - black[5]
-    mg = _PHALANX_W[0] * phalanx + _SUPPORTED_W[0] * supported + _BACKWARD_W[0] * backward
-    eg = _PHALANX_W[1] * phalanx + _SUPPORTED_W[1] * supported + _BACKWARD_W[1] * backward
+    phalanx_w, supported_w, backward_w = table[-PAWN_TERMS:]
+    mg = phalanx_w[0] * phalanx + supported_w[0] * supported + backward_w[0] * backward
+    eg = phalanx_w[1] * phalanx + supported_w[1] * supported + backward_w[1] * backward
     return mg, eg, black[:3], white[:3]
 
 
 def piece_terms(color: bool, own_pawns: int, own_king: int, other_king: int, pawn_info: Tuple[int, int, int],
-                own_knights: int, own_rooks: int, other_pieces: int, other_occupied: int) -> Tuple[int, int]:
-    """(mg, eg) of one side's terms other than the three of pawn structure, weighted: the
-    search's fast path (``side_counts`` counts the same; a test compares the two). Unsigned
-    bitboards; ``pawn_info`` is this side's (passed, attacks, outposts) from ``pawn_terms``."""
+                own_knights: int, own_rooks: int, other_pieces: int, other_occupied: int,
+                table: Tuple[Tuple[int, int], ...]) -> Tuple[int, int]:
+    """(mg, eg) of one side's terms other than the three of pawn structure, weighted by
+    ``table``: the search's fast path (``side_counts`` counts the same; a test compares the
+    two). Unsigned bitboards; ``pawn_info`` is this side's (passed, attacks, outposts) from
+    ``pawn_terms``."""
     # Per node when the terms count: weights applied as the counts come, popcounts only for
     # non-empty sets, no counts tuple, the pawn part from the search's pawn cache. With the terms
     # on, evaluate_position took 4.3 us through side_counts and score, 2.3 us this way (0.7 us
     # with them off; timeit over the 22 bench positions, CPython 3.11, a loaded machine).
     passed, attacks, outposts = pawn_info
+    (shield_w, open_w, threat_w, blocked_w, king_own_w, king_other_w, seventh_w, outpost_w) = \
+        table[:-PAWN_TERMS]
     mg = eg = 0
     if own_king >= 0:
         shield = own_pawns & _SHIELD[color][own_king]
         if shield:
             count = _popcount(shield)
-            mg += _SHIELD_W[0] * count
-            eg += _SHIELD_W[1] * count
+            mg += shield_w[0] * count
+            eg += shield_w[1] * count
         if not own_pawns & chess.BB_FILES[own_king & 7]:
-            mg += _OPEN_W[0]
-            eg += _OPEN_W[1]
+            mg += open_w[0]
+            eg += open_w[1]
     threats = attacks & other_pieces
     if threats:
         count = _popcount(threats)
-        mg += _THREAT_W[0] * count
-        eg += _THREAT_W[1] * count
+        mg += threat_w[0] * count
+        eg += threat_w[1] * count
     if passed:
         step = 8 if color else -8
         distance = chess.square_distance
         for sq in chess.scan_forward(passed):
             stop = sq + step
             if other_occupied >> stop & 1:
-                mg += _BLOCKED_W[0]
-                eg += _BLOCKED_W[1]
+                mg += blocked_w[0]
+                eg += blocked_w[1]
             if own_king >= 0:
                 count = distance(own_king, stop)
-                mg += _KING_OWN_W[0] * count
-                eg += _KING_OWN_W[1] * count
+                mg += king_own_w[0] * count
+                eg += king_own_w[1] * count
             if other_king >= 0:
                 count = distance(other_king, stop)
-                mg += _KING_OTHER_W[0] * count
-                eg += _KING_OTHER_W[1] * count
+                mg += king_other_w[0] * count
+                eg += king_other_w[1] * count
     seventh = own_rooks & _SEVENTH[color]
     if seventh:
         count = _popcount(seventh)
-        mg += _SEVENTH_W[0] * count
-        eg += _SEVENTH_W[1] * count
+        mg += seventh_w[0] * count
+        eg += seventh_w[1] * count
     outposts = own_knights & outposts
     if outposts:
         count = _popcount(outposts)
-        mg += _OUTPOST_W[0] * count
-        eg += _OUTPOST_W[1] * count
+        mg += outpost_w[0] * count
+        eg += outpost_w[1] * count
     return mg, eg
 
 
-def score(counts: Tuple[int, ...]) -> Tuple[int, int]:
-    """(mg, eg) of one side's counts under ``WEIGHTS``."""
+def score(counts: Tuple[int, ...], table: Tuple[Tuple[int, int], ...]) -> Tuple[int, int]:
+    """(mg, eg) of one side's counts under ``table`` ((mg, eg) per ``NAMES``)."""
     mg = eg = 0
-    for count, (wmg, weg) in zip(counts, WEIGHTS):
+    for count, (wmg, weg) in zip(counts, table):
         if count:
             mg += wmg * count
             eg += weg * count
     return mg, eg
 
 
-def board_score(board: chess.Board) -> Tuple[int, int]:
-    """White-positive (mg, eg) of the terms on a python-chess board."""
-    wmg, weg = score(board_counts(board, chess.WHITE))
-    bmg, beg = score(board_counts(board, chess.BLACK))
+def board_score(board: chess.Board, table: Tuple[Tuple[int, int], ...]) -> Tuple[int, int]:
+    """White-positive (mg, eg) of the terms on a python-chess board, weighted by ``table``."""
+    wmg, weg = score(board_counts(board, chess.WHITE), table)
+    bmg, beg = score(board_counts(board, chess.BLACK), table)
     return wmg - bmg, weg - beg

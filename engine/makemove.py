@@ -15,8 +15,8 @@ import chess
 
 from engine.attacks import BETWEEN, BISHOP_RAYS, KNIGHT, LINE, PAWN_ATTACKS, ROOK_RAYS, SQUARES, signed
 from engine.board import Position, in_check
-from engine.evaluate import NET_COLUMNS, PHASE_INC, PST_EG, PST_MG
-from engine.zobrist import CASTLE_KEYS, EP_KEYS, PIECE_KEYS, TURN_KEY, castle_key
+from engine.evaluate import PHASE_INC
+from engine.zobrist import EP_KEYS, PIECE_KEYS, TURN_KEY, castle_key
 
 _RANK_1 = signed(chess.BB_RANK_1)
 _RANK_8 = signed(chess.BB_RANK_8)
@@ -52,7 +52,10 @@ def do_move(pos: Position, move: int) -> bool:
     eg = pos.eg
     phase = pos.phase
     acc = pos.acc
-    columns = NET_COLUMNS
+    # The tables of the evaluator the position was set up with (``Position.pst_mg``, ...).
+    pst_mg = pos.pst_mg
+    pst_eg = pos.pst_eg
+    columns = pos.columns
     kings = pos.king_squares
     from_bb = SQUARES[frm]
     extra = _NO_EXTRA
@@ -89,8 +92,8 @@ def do_move(pos: Position, move: int) -> bool:
             occupied ^= king_mask ^ rook_mask
             kt, rt = PIECE_KEYS[6][us], PIECE_KEYS[4][us]
             key ^= kt[frm] ^ kt[king_to] ^ rt[to] ^ rt[rook_to]
-            km, ke = PST_MG[6][us], PST_EG[6][us]
-            rm, re = PST_MG[4][us], PST_EG[4][us]
+            km, ke = pst_mg[6][us], pst_eg[6][us]
+            rm, re = pst_mg[4][us], pst_eg[4][us]
             mg += km[king_to] - km[frm] + rm[rook_to] - rm[to]
             eg += ke[king_to] - ke[frm] + re[rook_to] - re[to]
             kc, rc = columns[6][us], columns[4][us]
@@ -132,8 +135,8 @@ def do_move(pos: Position, move: int) -> bool:
         occ[them] ^= to_bb
         occupied ^= from_bb
         key ^= PIECE_KEYS[captured][them][to]
-        mg -= PST_MG[captured][them][to]
-        eg -= PST_EG[captured][them][to]
+        mg -= pst_mg[captured][them][to]
+        eg -= pst_eg[captured][them][to]
         acc -= columns[captured][them][to]
         phase -= PHASE_INC[captured]
         hmc = 0
@@ -158,8 +161,8 @@ def do_move(pos: Position, move: int) -> bool:
                 occ[them] ^= cap_bb
                 occupied ^= cap_bb
                 key ^= PIECE_KEYS[1][them][cap_sq]
-                mg -= PST_MG[1][them][cap_sq]
-                eg -= PST_EG[1][them][cap_sq]
+                mg -= pst_mg[1][them][cap_sq]
+                eg -= pst_eg[1][them][cap_sq]
                 acc -= columns[1][them][cap_sq]
                 squares[cap_sq] = 0
                 extra = ((cap_sq, 1),)
@@ -172,17 +175,17 @@ def do_move(pos: Position, move: int) -> bool:
         squares[to] = promotion
         phase += PHASE_INC[promotion]
         key ^= PIECE_KEYS[1][us][frm] ^ PIECE_KEYS[promotion][us][to]
-        mg += PST_MG[promotion][us][to] - PST_MG[1][us][frm]
-        eg += PST_EG[promotion][us][to] - PST_EG[1][us][frm]
+        mg += pst_mg[promotion][us][to] - pst_mg[1][us][frm]
+        eg += pst_eg[promotion][us][to] - pst_eg[1][us][frm]
         acc += columns[promotion][us][to] - columns[1][us][frm]
     else:
         bb[pt] ^= move_mask
         squares[to] = pt
         keys = PIECE_KEYS[pt][us]
         key ^= keys[frm] ^ keys[to]
-        table = PST_MG[pt][us]
+        table = pst_mg[pt][us]
         mg += table[to] - table[frm]
-        table = PST_EG[pt][us]
+        table = pst_eg[pt][us]
         eg += table[to] - table[frm]
         table = columns[pt][us]
         acc += table[to] - table[frm]

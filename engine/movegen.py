@@ -26,8 +26,6 @@ from engine.attacks import (ALL, BACKRANKS, BETWEEN, BISHOP_RAYS, DIAG_ATTACKS, 
                             ROOK_RAYS, SQUARES)
 from engine.board import Position, attackers
 
-_RANK_3_4 = RANKS[2] | RANKS[3]
-_RANK_6_5 = RANKS[5] | RANKS[4]
 _PROMOTIONS = (5 << 12, 4 << 12, 3 << 12, 2 << 12)
 """python-chess's promotion order: queen, rook, bishop, knight."""
 

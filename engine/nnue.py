@@ -46,7 +46,7 @@ import struct
 import sys
 import zlib
 from operator import mul
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 MAGIC = b"PRUNRNET"
 FORMAT_VERSION = 1
@@ -145,10 +145,6 @@ class Net:
         hidden = clipped.to_bytes(self.lane_bytes, "little")[::2]
         total = sum(map(mul, self.w2_white if turn else self.w2_black, hidden)) + self.b2
         return total * self.scale // self.divisor
-
-    def hidden_values(self, acc: int) -> List[int]:
-        """The accumulator's lanes as signed numbers (tests, the ``eval`` command)."""
-        return [((acc >> (LANE * i)) & 0xFFFF) - LANE_OFFSET for i in range(2 * self.hidden)]
 
     def to_bytes(self) -> bytes:
         """The net as a file's bytes (the format in the module docstring)."""
@@ -262,3 +258,33 @@ def load_default() -> Tuple[Optional[Net], Optional[str]]:
         return load(default_path()), None
     except NetError as exc:
         return None, str(exc)
+
+
+_shipped: Dict[str, Tuple[Optional[Net], Optional[str]]] = {}
+"""``load_default``'s answer under "", once it was asked (the file is read once a process)."""
+
+
+def shipped_net() -> Tuple[Optional[Net], Optional[str]]:
+    """The shipped net (None when it cannot be used) and why not (None when it can), read at
+    the first call in a process."""
+    if "" not in _shipped:
+        _shipped[""] = load_default()
+    return _shipped[""]
+
+
+_nets_by_name: Dict[str, Net] = {}
+"""Nets loaded by ``net_named``, by the name asked for (each file is read once a process)."""
+
+
+def net_named(name: str) -> Optional[Net]:
+    """The net a name stands for: "" the shipped one (None if it could not be loaded:
+    ``shipped_net`` says why), ``classical`` none, else the file at that path; ``NetError`` (a
+    ``ValueError``) names the file and the reason it cannot be used."""
+    if name == "classical":
+        return None
+    if name == "":
+        return shipped_net()[0]
+    net = _nets_by_name.get(name)
+    if net is None:
+        net = _nets_by_name[name] = load(name)
+    return net

@@ -21,10 +21,10 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import chess
 
-from engine import timeman
 from engine.attacks import from_move, popcount, to_move
 from engine.board import Position, in_check as is_in_check, is_insufficient_material
-from engine.evaluate import evaluate, evaluate_position, net_named, use_net, use_weights, weights_name
+from engine import nnue, timeman
+from engine.evaluate import Evaluator, evaluate
 from engine.history import MoveStats
 from engine.makemove import do_move, do_null, undo_move
 from engine.movegen import generate, is_legal
@@ -102,8 +102,8 @@ class SearchParams:
     delta_margin: int = 200
     """Quiescence delta pruning margin (centipawns)."""
     weights: str = "engine.weights"
-    """The module of evaluation weights the search evaluates with (``engine.evaluate.use_weights``):
-    the engine's own, or, for a limited-strength search, the ones its calibration measured
+    """The module of evaluation weights the search evaluates with (its ``engine.evaluate.Evaluator``
+    is made with it): the engine's own, or, for a limited-strength search, the ones its calibration measured
     (``engine.strength.CALIBRATED_SEARCH``) once the engine's own are re-tuned."""
 
     evalfile: str = ""
@@ -125,7 +125,7 @@ class SearchParams:
                 _weights_module(value)  # refused here, not at the first search
                 params.weights = value
             elif name == "evalfile":
-                net_named(value)  # a missing or damaged file is refused here too
+                nnue.net_named(value)  # a missing or damaged file is refused here too
                 params.evalfile = value
             else:
                 setattr(params, name, int(value) if name != "pruning" else value.lower() in ("1", "true", "on"))
@@ -154,6 +154,11 @@ def _weights_module(name: str):
     return module
 
 
+def make_evaluator(params: SearchParams) -> Evaluator:
+    """The evaluation ``params`` name: its ``weights`` module and its ``evalfile`` net."""
+    return Evaluator(_weights_module(params.weights), nnue.net_named(params.evalfile))
+
+
 def _lmr_table() -> List[List[int]]:
     """Reduction by depth and move number: the usual log(depth) * log(moves) shape."""
     return [[0 if d == 0 or m == 0 else int(0.75 + math.log(d) * math.log(m) / 2.25) for m in range(64)]
@@ -161,6 +166,58 @@ def _lmr_table() -> List[List[int]]:
 
 
 LMR = _lmr_table()
+
+
+class SearchRun:
+    """One search's own state, made at its start (``Searcher.search``, ``quiescence_score``):
+    its limits and clock, the search's board and keys, the principal variation table, the
+    progress reports' schedule, the root's tablebase ranks and the best line found so far."""
+
+    def __init__(self, start: float, evaluator: Evaluator, pos: Position, keys: List[int], repetition_floor: int,
+                 root_board: Optional[chess.Board] = None, stop: Optional[threading.Event] = None,
+                 soft: Optional[float] = None, hard: Optional[float] = None, node_limit: Optional[int] = None,
+                 pondering: bool = False, ponderhit: Optional[threading.Event] = None,
+                 on_progress: Optional[Callable[[SearchProgress], None]] = None) -> None:
+        self.start = start
+        """When the search started (``Searcher.clock``)."""
+        self.tm_start = start
+        """When the clock started: at ``ponderhit`` for a ponder search."""
+        self.evaluate = evaluator.evaluate_position
+        """The evaluation of ``pos`` (``Evaluator.evaluate_position``), bound once per search."""
+        self.pos = pos
+        """The search's own board (``engine.board.Position``, set up with the evaluator)."""
+        self.keys = keys
+        """Zobrist keys of the positions since the last irreversible move, the root's last,
+        then one per ply of the current line."""
+        self.root_index = len(keys) - 1
+        """Index of the root position in ``keys``."""
+        self.repetition_floor = repetition_floor
+        """Repetitions are looked for at this index of ``keys`` and later (see ``do_null``)."""
+        self.root_board = root_board
+        """The root as python-chess knows it (with the game's moves): root-move ranking, the
+        ponder move's legality. The tree moves on ``pos`` only."""
+        self.stop = stop
+        self.soft, self.hard = soft, hard
+        """Time limits in milliseconds (``engine.timeman.allocate``), None: none."""
+        self.node_limit = node_limit
+        self.pondering = pondering
+        self.ponderhit = ponderhit
+        self.on_progress = on_progress
+        self.next_check = 0
+        """The node count at which the limits are checked next (``Searcher._check``)."""
+        self.show_currmove = False
+        """Whether root moves are reported as they start (after ``PROGRESS_AFTER``)."""
+        self.currmove_from = start + PROGRESS_AFTER
+        self.next_report = start + PROGRESS_AFTER
+        self.depth_now = 1
+        self.root_offset = 0
+        """Root moves of better MultiPV lines (``currmovenumber`` counts them too)."""
+        self.pv: List[List[int]] = [[] for _ in range(MAX_PLY + 2)]
+        """The principal variation found below each ply, as move codes."""
+        self.tb_rank: Optional[Dict[int, int]] = None
+        """Tablebase rank of each root move by its code when the root is in the tables."""
+        self.partial: Optional[Tuple[int, List[int], str]] = None
+        """The best root line of the running iteration so far: (score, pv, bound)."""
 
 
 class Searcher:
@@ -179,14 +236,15 @@ class Searcher:
         """Syzygy tables probed in the tree and at the root, or None (no probe at all)."""
         self.tbhits = 0
         """Successful tablebase probes in the current search."""
-        self._pondering = False
-        self._ponderhit: Optional[threading.Event] = None
-        self._tm_start = 0.0
         self.clock: Callable[[], float] = time.monotonic
         """Seconds from an arbitrary origin: every time limit and report reads this (tests
         put a fake clock here)."""
-        self._on_progress: Optional[Callable[[SearchProgress], None]] = None
-        self._show_currmove = False
+        self.evaluator = make_evaluator(self.params)
+        """The evaluation the search runs (``SearchParams.weights`` and ``evalfile`` choose it)."""
+        self._evaluation = (self.params.weights, self.params.evalfile)
+        """The parameters ``evaluator`` was made for."""
+        self.run: Optional[SearchRun] = None
+        """The running (or last) search's own state, made at its start."""
 
     # -- state management -------------------------------------------------------------------
 
@@ -238,55 +296,31 @@ class Searcher:
                 stop: Optional[threading.Event], multipv: int, ponderhit: Optional[threading.Event],
                 on_progress: Optional[Callable[[SearchProgress], None]]) -> SearchResult:
         start = self.clock()
-        if self.params.weights != weights_name() and use_weights(_weights_module(self.params.weights)):
-            self.tt.clear()  # its scores came from the other evaluation
-        if use_net(net_named(self.params.evalfile)):
-            self.tt.clear()
-        self._start = start
-        self._tm_start = start
-        self._pondering = limits.ponder
-        self._ponderhit = ponderhit
-        self._stop = stop
-        self._soft, self._hard = timeman.allocate(limits, board.turn, self.move_overhead_ms)
-        self._node_limit = limits.nodes if limits.nodes is not None and limits.nodes > 0 else None
+        evaluator = self._evaluator_for(self.params)
+        pos, keys, floor = self._prepare(board, evaluator)
+        soft, hard = timeman.allocate(limits, board.turn, self.move_overhead_ms)
+        run = self.run = SearchRun(start, evaluator, pos, keys, floor, board.copy(), stop, soft, hard,
+                                   limits.nodes if limits.nodes is not None and limits.nodes > 0 else None,
+                                   limits.ponder, ponderhit, on_progress)
         self.nodes = 0
         self.seldepth = 0
         self.tbhits = 0
-        self._next_check = self._next_check_at()
-        self._on_progress = on_progress
-        self._show_currmove = False
-        self._currmove_from = start + PROGRESS_AFTER
-        self._next_report = start + PROGRESS_AFTER
-        self._depth_now = 1
-        self._root_offset = 0
+        run.next_check = self._next_check_at()
         self.tt.new_search()
-        self.pv: List[List[int]] = [[] for _ in range(MAX_PLY + 2)]
-        """The principal variation found below each ply, as move codes."""
-
-        self.root_board = board.copy()
-        """The root as python-chess knows it (with the game's moves): root-move ranking, the
-        ponder move's legality. The tree moves on ``self.pos`` only."""
-        self.pos, self.keys = self._prepare(board)
-        root_state = None  # the root position is self.pos, unchanged between root moves
-        self._root_index = len(self.keys) - 1
-        """Index of the root position in ``keys``; ``_prepare`` also set ``_repetition_floor``:
-        repetitions are looked for at that index of ``keys`` and later (see ``do_null``)."""
-        self._tb_rank: Optional[Dict[int, int]] = None
-        """Tablebase rank of each root move by its code when the root is in the tables."""
-        root_moves = self._root_moves(limits, root_state)
+        root_moves = self._root_moves(limits)
         root_error: Optional[Exception] = None
         if self.tablebases is not None and root_moves:
             try:
-                root_moves = self._tablebase_root(root_moves, root_state)
+                root_moves = self._tablebase_root(root_moves)
             except Exception as exc:  # tables are outside data: search on without their ranking
                 root_error = exc
-                self._tb_rank = None
+                run.tb_rank = None
         if not root_moves:
             return SearchResult(None, time_ms=self._elapsed_ms())
-        if len(root_moves) == 1 and self._soft is not None and limits.movetime is None:
+        if len(root_moves) == 1 and run.soft is not None and limits.movetime is None:
             # A forced move is searched like any other (a true score, a ponder move), on a
             # small share of the clock; go depth/nodes/movetime/infinite keep their limits.
-            self._soft, self._hard = timeman.forced_move(self._soft)
+            run.soft, run.hard = timeman.forced_move(run.soft)
 
         multipv = max(1, min(multipv, len(root_moves)))
         max_depth = MAX_DEPTH if limits.depth is None else max(1, min(limits.depth, MAX_DEPTH))
@@ -295,12 +329,10 @@ class Searcher:
         result = SearchResult(to_move(root_moves[0]))
         previous_score = 0
         depth = 0
-        self._partial = None
         try:
             for depth in range(1, max_depth + 1):
-                self._partial: Optional[Tuple[int, List[int], str]] = None
-                """The best root line of the running iteration so far: (score, pv, bound)."""
-                lines = self._iterate(depth, root_moves, root_state, multipv, previous_score)
+                run.partial = None
+                lines = self._iterate(depth, root_moves, multipv, previous_score)
                 # Time use grows when the best move just changed or the score fell.
                 instability = 1.0
                 if depth > 1 and lines[0].pv[0] != result.best_move:
@@ -309,16 +341,16 @@ class Searcher:
                     instability += 0.3
                 previous_score = lines[0].score
                 self._show_tablebase_scores(lines)
-                result = self._result(lines, root_state)
+                result = self._result(lines)
                 if on_info is not None:
                     for line in lines:
                         on_info(line)
                 if on_progress is not None:  # the info just sent shows the nodes: wait again
-                    self._next_report = max(self._next_report, self.clock() + PROGRESS_INTERVAL)
+                    run.next_report = max(run.next_report, self.clock() + PROGRESS_INTERVAL)
                 if self._should_stop(limits, lines[0].score, instability):
                     break
         except SearchAborted:
-            result = self._interrupted(result, depth, previous_score, multipv, root_state)
+            result = self._interrupted(result, depth, previous_score, multipv)
         except Exception as exc:  # a bug or a resource failing mid-search: keep what completed
             result.error = exc
         if result.error is None:
@@ -334,40 +366,50 @@ class Searcher:
         """
         self.nodes = 0
         self.seldepth = 0
-        self._stop = None
-        self._node_limit = None
-        self._hard = None
-        self._pondering = False
-        self._on_progress = None
-        self._show_currmove = False
-        self._next_check = self._next_check_at()
-        self.pos = Position(board)
+        evaluator = self._evaluator_for(self.params)
+        pos = Position(board, evaluator)
+        self.run = SearchRun(self.clock(), evaluator, pos, [pos.key], 0)
+        self.run.next_check = self._next_check_at()
         return self._qsearch(-INF, INF, ply)
 
     # -- iterative deepening helpers -----------------------------------------------------------
 
-    def _prepare(self, board: chess.Board):
-        """The search's own board at the root and the keys of the positions since the last
-        irreversible move (the game's moves since then are replayed on it, for repetitions)."""
+    def _evaluator_for(self, params: SearchParams) -> Evaluator:
+        """The evaluator ``params`` ask for: the searcher's own while they ask for the same one
+        (its caches kept), else a new one, and then the table is emptied (its scores came from
+        the other evaluation; a GUI can switch UCI_LimitStrength between two moves)."""
+        choice = (params.weights, params.evalfile)
+        if choice != self._evaluation:
+            self.evaluator = make_evaluator(params)
+            self._evaluation = choice
+            self.tt.clear()
+        return self.evaluator
+
+    @staticmethod
+    def _prepare(board: chess.Board, evaluator: Evaluator):
+        """The search's own board at the root (set up with ``evaluator``), the keys of the
+        positions since the last irreversible move (the game's moves since then are replayed on
+        it, for repetitions) and the index in them repetitions are looked for from (after the
+        game's last null move)."""
         work = board.copy()
         replay = min(len(work.move_stack), work.halfmove_clock)
         moves = [work.pop() for _ in range(replay)][::-1]
-        pos = Position(work)
+        pos = Position(work, evaluator)
         keys = [pos.key]
-        self._repetition_floor = 0
+        floor = 0
         for move in moves:
             if move:
                 do_move(pos, from_move(move))
             else:  # a null move in the game (PGN "--"): a pass, and no repetition reaches across it
                 do_null(pos)
-                self._repetition_floor = len(keys)
+                floor = len(keys)
             keys.append(pos.key)
         pos.stack.clear()  # the root: nothing below it is ever taken back
-        return pos, keys
+        return pos, keys, floor
 
-    def _root_moves(self, limits: Limits, root_state) -> List[int]:
+    def _root_moves(self, limits: Limits) -> List[int]:
         """Legal root moves (restricted by ``searchmoves``), hash move and captures first."""
-        pos = self.pos
+        pos = self.run.pos
         entry = self.tt.probe(tt_key(pos.key, pos.hmc))
         ordered = [m for m, _ in ordered_moves(pos, entry[1] if entry else 0, self.stats, 0, is_in_check(pos))]
         if limits.searchmoves:
@@ -376,18 +418,19 @@ class Searcher:
             ordered = restricted or ordered
         return ordered
 
-    def _tablebase_root(self, moves: List[int], root_state) -> List[int]:
+    def _tablebase_root(self, moves: List[int]) -> List[int]:
         """Root in the tables: the moves in tablebase rank order (``Tablebases.rank_root_moves``:
         a win by DTZ with the fifty-move counter, a move that draws by repetition or the rule
         as a draw); each line is then searched among the moves of one rank only, so the best
         line always keeps the best result and a win makes progress. Outside the tables, or
         with a table missing, ``moves`` as they are."""
+        run = self.run
         tablebases = self.tablebases
-        board = self.root_board
+        board = run.root_board
         if not tablebases.covers(board):
             return moves
-        keys = self.keys
-        pos = self.pos
+        keys = run.keys
+        pos = run.pos
 
         def is_draw_after(move: chess.Move) -> bool:
             do_move(pos, from_move(move))
@@ -402,13 +445,13 @@ class Searcher:
         if ranked is None:
             return moves
         self.tbhits += len(ranked)
-        self._tb_rank = {from_move(move): rank for move, rank in ranked}
+        run.tb_rank = {from_move(move): rank for move, rank in ranked}
         return [from_move(move) for move, _ in ranked]
 
     def _rank_group_end(self, moves: List[int], index: int) -> int:
         """End of the run of moves from ``index`` that share its tablebase rank (all of them
         when the root is not in the tables)."""
-        ranks = self._tb_rank
+        ranks = self.run.tb_rank
         if ranks is None:
             return len(moves)
         rank = ranks[moves[index]]
@@ -420,25 +463,25 @@ class Searcher:
     def _show_tablebase_scores(self, lines: List[SearchInfo]) -> None:
         """Root in the tables: report each line with its tablebase score (win, cursed win,
         draw, ...) unless the search proved a mate, as Stockfish does."""
-        ranks = self._tb_rank
+        ranks = self.run.tb_rank
         if ranks is None:
             return
         for line in lines:
             if abs(line.score) < MATE_BOUND:
                 line.score = rank_score(ranks[from_move(line.pv[0])])
 
-    def _iterate(self, depth: int, root_moves: List[int], state, multipv: int,
-                 previous_score: int) -> List[SearchInfo]:
+    def _iterate(self, depth: int, root_moves: List[int], multipv: int, previous_score: int) -> List[SearchInfo]:
         """One iteration: ``multipv`` root searches, each excluding the moves of better lines.
         The lines are one set, as Stockfish reports it: the counters (nodes, time, seldepth,
         hashfull, tbhits) are the iteration's at its end, the same in every line, so a GUI
         never reads the lines of one depth as reports from different moments."""
+        run = self.run
         lines = []
-        self._depth_now = depth
+        run.depth_now = depth
         for index in range(multipv):
-            self._root_offset = index  # currmovenumber counts the moves of better lines too
+            run.root_offset = index  # currmovenumber counts the moves of better lines too
             candidates = root_moves[index:self._rank_group_end(root_moves, index)]
-            score, pv = self._aspiration(depth, candidates, state,
+            score, pv = self._aspiration(depth, candidates,
                                          previous_score if index == 0 else None, index == 0)
             # Keep the root list ordered: this line's move goes to its rank.
             root_moves.remove(pv[0])
@@ -449,7 +492,7 @@ class Searcher:
         for line in lines:
             line.seldepth, line.nodes, line.time_ms, line.hashfull, line.tbhits = \
                 seldepth, nodes, time_ms, hashfull, self.tbhits
-        ranks = self._tb_rank
+        ranks = run.tb_rank
         if ranks is None:
             lines.sort(key=lambda line: -line.score)
         else:  # a better tablebase rank first, whatever the search thinks of the position
@@ -458,16 +501,16 @@ class Searcher:
             line.multipv = rank
         return lines
 
-    def _aspiration(self, depth: int, moves: List[int], state, guess: Optional[int], track: bool = False):
+    def _aspiration(self, depth: int, moves: List[int], guess: Optional[int], track: bool = False):
         """Aspiration windows: search a narrow window around the last score, widen on failure.
-        ``track``: keep the best line so far in ``_partial`` (the first MultiPV line)."""
+        ``track``: keep the best line so far in ``SearchRun.partial`` (the first MultiPV line)."""
         params = self.params
         if not params.pruning or guess is None or depth < params.aspiration_depth or abs(guess) >= MATE_BOUND:
-            return self._search_root(depth, -INF, INF, moves, state, track)
+            return self._search_root(depth, -INF, INF, moves, track)
         delta = params.aspiration_delta
         alpha, beta = max(-INF, guess - delta), min(INF, guess + delta)
         while True:
-            score, pv = self._search_root(depth, alpha, beta, moves, state, track)
+            score, pv = self._search_root(depth, alpha, beta, moves, track)
             if score <= alpha:
                 alpha = max(-INF, score - delta)
             elif score >= beta:
@@ -478,18 +521,18 @@ class Searcher:
             if delta > 1000:
                 alpha, beta = -INF, INF
 
-    def _search_root(self, depth: int, alpha: int, beta: int, moves: List[int], state,
-                     track: bool = False):
+    def _search_root(self, depth: int, alpha: int, beta: int, moves: List[int], track: bool = False):
         """PVS over the root moves; returns (score, pv of move codes). The first move gets the
-        full window. ``track``: each new best line goes to ``_partial`` as soon as it is found."""
-        pos = self.pos
-        keys = self.keys
-        pv_table = self.pv
+        full window. ``track``: each new best line goes to ``SearchRun.partial`` as soon as it is found."""
+        run = self.run
+        pos = run.pos
+        keys = run.keys
+        pv_table = run.pv
         pruning = self.params.pruning
         original_alpha = alpha
         best, best_pv = -INF, [moves[0]]
         for index, move in enumerate(moves):
-            if self._show_currmove:
+            if run.show_currmove:
                 self._report_currmove(depth, to_move(move), index)
             gives_check = do_move(pos, move)
             keys.append(pos.key)
@@ -507,7 +550,7 @@ class Searcher:
                 if score > alpha:
                     best_pv = [move] + pv_table[1]
                     if track:
-                        self._partial = (score, best_pv, "lower" if score >= beta else "exact")
+                        run.partial = (score, best_pv, "lower" if score >= beta else "exact")
                     alpha = score
                     if alpha >= beta:
                         break
@@ -515,29 +558,29 @@ class Searcher:
         self.tt.store(tt_key(pos.key, pos.hmc), best_pv[0], score_to_tt(best, 0), depth, bound)
         return best, best_pv
 
-    def _result(self, lines: List[SearchInfo], root_state) -> SearchResult:
+    def _result(self, lines: List[SearchInfo]) -> SearchResult:
         """Package a completed iteration; the ponder move comes from the PV or the hash table."""
+        run = self.run
         pv = lines[0].pv
         ponder = pv[1] if len(pv) > 1 else None
         if ponder is None:
-            pos = self.pos
+            pos = run.pos
             do_move(pos, from_move(pv[0]))
             entry = self.tt.probe(tt_key(pos.key, pos.hmc))
             undo_move(pos)
             if entry is not None and entry[1]:
-                board = self.root_board
+                board = run.root_board
                 board.push(pv[0])
                 if board.is_legal(to_move(entry[1])):
                     ponder = to_move(entry[1])
                 board.pop()
         return SearchResult(pv[0], ponder, lines, self.nodes, self._elapsed_ms())
 
-    def _interrupted(self, result: SearchResult, depth: int, previous_score: int, multipv: int,
-                     root_state) -> SearchResult:
+    def _interrupted(self, result: SearchResult, depth: int, previous_score: int, multipv: int) -> SearchResult:
         """The search stopped inside iteration ``depth``: play what it already found there when
         it is a new best move scoring better than the last completed iteration (or when no
         iteration completed), as most engines do; otherwise the last completed iteration."""
-        partial = self._partial
+        partial = self.run.partial
         if partial is None or multipv != 1:
             return result
         score, pv, bound = partial
@@ -547,72 +590,78 @@ class Searcher:
                           time_ms=self._elapsed_ms(), pv=[to_move(m) for m in pv], bound=bound, hashfull=self.tt.hashfull(),
                           tbhits=self.tbhits)
         self._show_tablebase_scores([line])
-        return self._result([line], root_state)
+        return self._result([line])
 
     def _should_stop(self, limits: Limits, score: int, instability: float) -> bool:
         """Soft limits, checked between iterations; ``instability`` (>= 1) stretches the budget."""
+        run = self.run
         if limits.mate is not None:
             mate = mate_in_moves(score)
             if mate is not None and 0 < mate <= limits.mate:
                 return not (limits.infinite or limits.ponder)
         self._poll_ponderhit()
-        if limits.infinite or self._pondering:
+        if limits.infinite or run.pondering:
             return False
-        if self._soft is None or limits.movetime is not None:
+        if run.soft is None or limits.movetime is not None:
             return False  # movetime: the whole time is used, as Stockfish does (the hard limit ends it)
-        elapsed = (self.clock() - self._tm_start) * 1000
+        elapsed = (self.clock() - run.tm_start) * 1000
         # The next iteration costs more than all previous ones together: once 60% of the
         # budget is gone it would most likely be cut off by the hard limit and wasted.
-        return elapsed >= self._soft * 0.6 * instability
+        return elapsed >= run.soft * 0.6 * instability
 
     def _elapsed_ms(self) -> int:
-        return int((self.clock() - self._start) * 1000)
+        return int((self.clock() - self.run.start) * 1000)
 
     def _next_check_at(self) -> int:
+        run = self.run
         nxt = self.nodes + CHECK_INTERVAL
-        if self._node_limit is not None and self._node_limit < nxt:
-            nxt = self._node_limit
+        if run.node_limit is not None and run.node_limit < nxt:
+            nxt = run.node_limit
         return nxt
 
     def _poll_ponderhit(self) -> None:
         """Leave pondering once the ponder move was played; the clock starts then."""
-        if self._pondering and self._ponderhit is not None and self._ponderhit.is_set():
-            self._pondering = False
-            self._tm_start = self.clock()
+        run = self.run
+        if run.pondering and run.ponderhit is not None and run.ponderhit.is_set():
+            run.pondering = False
+            run.tm_start = self.clock()
 
     def _check(self) -> None:
         """Abort when stopped, out of nodes, or past the hard time limit."""
+        run = self.run
         self._poll_ponderhit()
-        if self._stop is not None and self._stop.is_set():
+        if run.stop is not None and run.stop.is_set():
             raise SearchAborted
-        if self._node_limit is not None and self.nodes >= self._node_limit:
+        if run.node_limit is not None and self.nodes >= run.node_limit:
             raise SearchAborted
-        if self._hard is not None and not self._pondering \
-                and (self.clock() - self._tm_start) * 1000 >= self._hard:
+        if run.hard is not None and not run.pondering \
+                and (self.clock() - run.tm_start) * 1000 >= run.hard:
             raise SearchAborted
-        self._next_check = self._next_check_at()
-        if self._on_progress is not None:
+        run.next_check = self._next_check_at()
+        if run.on_progress is not None:
             self._report_progress()
 
     def _report_progress(self) -> None:
         """From ``_check`` (every ``CHECK_INTERVAL`` nodes, with an ``on_progress`` callback):
         after ``PROGRESS_AFTER`` seconds switch the root-move reports on, and send a node/time
         report when ``PROGRESS_INTERVAL`` has passed without one."""
+        run = self.run
         now = self.clock()
-        if now < self._currmove_from:
+        if now < run.currmove_from:
             return
-        self._show_currmove = True
-        if now >= self._next_report:
-            self._next_report = now + PROGRESS_INTERVAL
-            self._on_progress(SearchProgress(
-                depth=self._depth_now, seldepth=self.seldepth, nodes=self.nodes,
-                time_ms=int((now - self._start) * 1000), hashfull=self.tt.hashfull(), tbhits=self.tbhits))
+        run.show_currmove = True
+        if now >= run.next_report:
+            run.next_report = now + PROGRESS_INTERVAL
+            run.on_progress(SearchProgress(
+                depth=run.depth_now, seldepth=self.seldepth, nodes=self.nodes,
+                time_ms=int((now - run.start) * 1000), hashfull=self.tt.hashfull(), tbhits=self.tbhits))
 
     def _report_currmove(self, depth: int, move: chess.Move, index: int) -> None:
         """The root move ``move`` (``index`` in this root search's list) starts: tell ``on_progress``."""
-        self._on_progress(SearchProgress(
+        run = self.run
+        run.on_progress(SearchProgress(
             depth=depth, seldepth=self.seldepth, nodes=self.nodes, time_ms=self._elapsed_ms(),
-            tbhits=self.tbhits, currmove=move, currmovenumber=self._root_offset + index + 1))
+            tbhits=self.tbhits, currmove=move, currmovenumber=run.root_offset + index + 1))
 
     # -- the tree -------------------------------------------------------------------------------
 
@@ -621,10 +670,11 @@ class Searcher:
         earlier inside the search (after the root), or twice before the root (a threefold
         repetition with the game). Only positions since the last irreversible move and since
         the last null move count: a null move is no move of the game."""
-        keys = self.keys
+        run = self.run
+        keys = run.keys
         last = len(keys) - 1
-        stop = max(self._repetition_floor, last - halfmove_clock) - 1
-        root = self._root_index
+        stop = max(run.repetition_floor, last - halfmove_clock) - 1
+        root = run.root_index
         seen_before_root = False
         for i in range(last - 4, stop, -2):
             if keys[i] == key:
@@ -634,14 +684,15 @@ class Searcher:
         return False
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int, null_ok: bool, in_check: bool) -> int:
-        """Fail-soft principal variation search on ``self.pos``; scores from the side to move.
+        """Fail-soft principal variation search on ``SearchRun.pos``; scores from the side to move.
         ``in_check``: whether the side to move is in check (the parent knows it already: it
         looked for the check extension)."""
+        run = self.run
         # This node's line starts empty: a return before the move loop (draw, TT, tablebase,
         # quiescence) leaves no line of an earlier sibling here for the parent to adopt.
-        pv_table = self.pv
+        pv_table = run.pv
         pv_table[ply] = []
-        pos = self.pos
+        pos = run.pos
         key = pos.key
 
         # Step 1. Draws by the fifty-move rule, repetition, insufficient material (also at the
@@ -657,13 +708,13 @@ class Searcher:
         if depth <= 0:
             return self._qsearch(alpha, beta, ply, in_check)
         self.nodes += 1
-        if self.nodes >= self._next_check:
+        if self.nodes >= run.next_check:
             self._check()
         if ply > self.seldepth:
             self.seldepth = ply
         pv_node = beta - alpha > 1
         if ply >= MAX_PLY:
-            return evaluate_position(pos)
+            return run.evaluate(pos)
 
         # Step 1b. Tablebase probe right after a capture or pawn move (WDL is exact only with
         # a zeroed fifty-move counter); one attribute test when no tables are set.
@@ -700,7 +751,7 @@ class Searcher:
         params = self.params
         pruning = params.pruning
         if pruning and not pv_node and not in_check:
-            static = evaluate_position(pos)
+            static = run.evaluate(pos)
             # Step 4. Reverse futility pruning: far above beta, a quiet move will not drop it.
             if depth <= params.rfp_depth and static - params.rfp_margin * depth >= beta \
                     and abs(beta) < MATE_BOUND:
@@ -710,13 +761,13 @@ class Searcher:
                     and pos.occ[pos.turn] & ~(bb[1] | bb[6]):
                 reduction = 3 + depth // 4
                 do_null(pos)
-                keys = self.keys
+                keys = run.keys
                 keys.append(pos.key)
-                floor = self._repetition_floor
-                self._repetition_floor = len(keys) - 1  # no repetition reaches across the pass
+                floor = run.repetition_floor
+                run.repetition_floor = len(keys) - 1  # no repetition reaches across the pass
                 # After a null move the opponent cannot be in check (we were not).
                 score = -self._negamax(depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
-                self._repetition_floor = floor
+                run.repetition_floor = floor
                 undo_move(pos)
                 keys.pop()
                 if score >= beta:
@@ -726,7 +777,7 @@ class Searcher:
         # and late move pruning of quiet moves were removed: without them Pruner scored +79.5
         # +- 50 Elo at 5+0.05, 120 games. docs/strength.md lists the techniques tried since,
         # none adopted, with the commit each can be revived from.)
-        keys = self.keys
+        keys = run.keys
         stats = self.stats
         history = stats.history
         killers = stats.killers(ply)
@@ -820,14 +871,15 @@ class Searcher:
         """Quiescence search: captures and queen promotions (all evasions when in check).
         ``in_check``: whether the side to move is in check (``do_move`` tells), None when the
         caller does not know."""
+        run = self.run
         self.nodes += 1
-        if self.nodes >= self._next_check:
+        if self.nodes >= run.next_check:
             self._check()
         if ply > self.seldepth:
             self.seldepth = ply
-        pos = self.pos
+        pos = run.pos
         if ply >= MAX_PLY:
-            return evaluate_position(pos)
+            return run.evaluate(pos)
         if in_check is None:
             in_check = is_in_check(pos)
         # Draws the captures below can reach: bare kings and minor pieces (no repetition
@@ -843,7 +895,7 @@ class Searcher:
             moves = generate(pos)
             stand = -INF
         else:
-            stand = evaluate_position(pos)
+            stand = run.evaluate(pos)
             # Stand pat: the side to move may decline every capture.
             if stand >= beta:
                 return stand

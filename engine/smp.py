@@ -358,9 +358,8 @@ class HelperSearcher(Searcher):
         # moves differently per helper.
         self.stats.clear(seed=self.index if self.index >= 2 else None)
 
-    def _iterate(self, depth: int, root_moves: List[int], state, multipv: int,
-                 previous_score: int) -> List[SearchInfo]:
-        return super()._iterate(depth + self.depth_offset, root_moves, state, multipv, previous_score)
+    def _iterate(self, depth: int, root_moves: List[int], multipv: int, previous_score: int) -> List[SearchInfo]:
+        return super()._iterate(depth + self.depth_offset, root_moves, multipv, previous_score)
 
 
 class _HelperStop:

@@ -108,7 +108,8 @@ and have left the code, docs/strength.md; a technique adopted later is switched 
 its parameter, or the levels are re-calibrated), the evaluation weights it played with
 (``weights``: when engine/weights.py is re-tuned, the measured numbers move to a module of
 their own, say engine/weights_calibrated.py, named here, and a limited search evaluates with
-them: ``engine.evaluate.use_weights``), and the classical evaluation alone (``evalfile``: the
+them: the searcher makes its ``engine.evaluate.Evaluator`` with them), and the classical
+evaluation alone (``evalfile``: the
 levels were measured before the learned evaluation, which keeps them honest without
 re-calibrating; issue 47)."""
 

@@ -38,21 +38,12 @@ def uci_after_handshake(engine_command, repo_root):
     process.close()
 
 
-@pytest.fixture(autouse=True)
-def _evaluation_restored():
-    """Each test ends with the evaluation it began with: a search switches the process's net
-    (``SearchParams.evalfile``; the limited levels use the classical evaluation alone), and a
-    test that follows must not depend on which test ran before it on the same worker."""
-    from engine import evaluate
-    before = evaluate.net_in_use()
-    yield
-    evaluate.use_net(before)
-
-
 @pytest.fixture
-def classical_evaluation():
-    """The classical evaluation alone for one test (the one the tuner fits and ``eval``'s terms
-    describe), whether or not a net ships."""
+def classical_evaluation(monkeypatch):
+    """The classical evaluation alone as the engine's own for one test (the one the tuner fits
+    and ``eval``'s terms describe), whether or not a net ships: ``engine.evaluate.DEFAULT``,
+    which the module's functions and a ``Position`` made without an evaluator use."""
     from engine import evaluate
-    evaluate.use_net(None)
-    yield
+    evaluator = evaluate.Evaluator()
+    monkeypatch.setattr(evaluate, "DEFAULT", evaluator)
+    yield evaluator

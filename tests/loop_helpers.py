@@ -107,10 +107,10 @@ class FailsAtDepth(Searcher):
         super().__init__()
         self.fail_depth = depth
 
-    def _search_root(self, depth, alpha, beta, moves, state, track=False):
+    def _search_root(self, depth, alpha, beta, moves, track=False):
         if depth >= self.fail_depth:
             raise RuntimeError("disk on fire")
-        return super()._search_root(depth, alpha, beta, moves, state, track)
+        return super()._search_root(depth, alpha, beta, moves, track)
 
 
 def make_loop(**searcher_args):

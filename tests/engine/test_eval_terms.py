@@ -84,13 +84,12 @@ def test_counts_are_colour_symmetric():
 
 
 @pytest.fixture
-def counting():
-    """The terms switched on with distinct weights (as a tuned module would), off again after."""
-    before = eval_terms.WEIGHTS
+def counting(monkeypatch):
+    """The terms switched on with distinct weights (as a tuned module would) in the engine's own
+    evaluation (``engine.evaluate.DEFAULT``) for one test."""
     weights = tuple((3 + 2 * i, -5 + 3 * i) for i in range(len(NAMES)))
-    evaluation.use_candidate_weights(weights)
+    monkeypatch.setattr(evaluation, "DEFAULT", evaluation.Evaluator(net=evaluation.DEFAULT.net, candidates=weights))
     yield weights
-    evaluation.use_candidate_weights(before)
 
 
 def test_both_boards_evaluate_the_terms_alike_once_they_count(counting):
@@ -104,9 +103,9 @@ def test_both_boards_evaluate_the_terms_alike_once_they_count(counting):
         for move in random_moves(rng, board, 40):
             do_move(pos, from_move(move))
             score = evaluation.evaluate(board)
-            assert evaluation.evaluate_position(pos) == score, board.fen()
+            assert evaluation.DEFAULT.evaluate_position(pos) == score, board.fen()
             assert evaluation.breakdown(board).score == score, board.fen()
-            wmg, weg = eval_terms.board_score(board)
+            wmg, weg = eval_terms.board_score(board, counting)
             changed += bool(wmg or weg)
             counted += any(eval_terms.board_counts(board, chess.WHITE) + eval_terms.board_counts(board, chess.BLACK))
             total += 1
@@ -122,7 +121,7 @@ def test_the_breakdown_names_the_terms_when_they_count(counting):
 
 
 def test_with_todays_weights_the_terms_are_off():
-    assert not eval_terms.ENABLED and not evaluation._EXTRA
+    assert not eval_terms.ENABLED and not evaluation.DEFAULT.extra
     assert all(weight == (0, 0) for weight in eval_terms.WEIGHTS)
     assert [term.name for term in evaluation.breakdown(chess.Board()).terms] == list(evaluation.TERM_NAMES)
 
@@ -144,22 +143,18 @@ def test_pawn_structure_terms():
 
 def test_pawn_structure_terms_alone_live_in_the_pawn_cache():
     # Only the three pawn-structure terms weighted: no per-node call, the same evaluation.
-    before = eval_terms.WEIGHTS
     table = tuple((0, 0) for _ in NAMES[:-eval_terms.PAWN_TERMS]) + ((7, 11), (5, -3), (-9, -13))
-    evaluation.use_candidate_weights(table)
-    try:
-        assert eval_terms.ENABLED and not eval_terms.PIECES_ENABLED and not evaluation._EXTRA_PIECES
-        assert eval_terms.NAMES[-eval_terms.PAWN_TERMS:] == ("PAWN_PHALANX", "PAWN_SUPPORTED", "PAWN_BACKWARD")
-        rng = random.Random(5)
-        changed = 0
-        for _ in range(30):
-            board = chess.Board()
-            pos = Position(board)
-            for move in random_moves(rng, board, 50):
-                do_move(pos, from_move(move))
-                score = evaluation.evaluate(board)
-                assert evaluation.evaluate_position(pos) == score, board.fen()
-                changed += eval_terms.board_score(board) != (0, 0)
-        assert changed > 300
-    finally:
-        evaluation.use_candidate_weights(before)
+    evaluator = evaluation.Evaluator(net=evaluation.DEFAULT.net, candidates=table)
+    assert evaluator.extra and not evaluator.extra_pieces
+    assert eval_terms.NAMES[-eval_terms.PAWN_TERMS:] == ("PAWN_PHALANX", "PAWN_SUPPORTED", "PAWN_BACKWARD")
+    rng = random.Random(5)
+    changed = 0
+    for _ in range(30):
+        board = chess.Board()
+        pos = Position(board, evaluator)
+        for move in random_moves(rng, board, 50):
+            do_move(pos, from_move(move))
+            score = evaluator.evaluate(board)
+            assert evaluator.evaluate_position(pos) == score, board.fen()
+            changed += eval_terms.board_score(board, table) != (0, 0)
+    assert changed > 300

@@ -9,7 +9,7 @@ import pytest
 
 from engine.attacks import from_move
 from engine.board import Position
-from engine.evaluate import evaluate, evaluate_position, material_pst
+from engine.evaluate import DEFAULT, evaluate
 from engine.makemove import do_move, do_null
 from engine.zobrist import full_key
 
@@ -33,8 +33,8 @@ def test_random_games_keep_state_exact(suite, chess960):
         for move in random_moves(rng, board, 60):
             do_move(pos, from_move(move))
             assert pos.key == full_key(board), (board.fen(), move)
-            assert (pos.mg, pos.eg, pos.phase) == material_pst(board), (board.fen(), move)
-            assert evaluate_position(pos) == evaluate(board), (board.fen(), move)
+            assert (pos.mg, pos.eg, pos.phase) == DEFAULT.material_pst(board), (board.fen(), move)
+            assert DEFAULT.evaluate_position(pos) == evaluate(board), (board.fen(), move)
 
 
 def test_null_move_key():
@@ -68,4 +68,4 @@ def test_evaluation_with_pieces_on_h8():
                 "6kR/8/8/8/8/8/7P/K7 w - - 0 1", "6Rr/7p/8/8/8/8/8/K5k1 b - - 0 1", "7k/8/8/8/8/8/8/K7 w - - 0 1",
                 "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"]:
         board = chess.Board(fen)
-        assert evaluate_position(Position(board)) == evaluate(board), fen
+        assert DEFAULT.evaluate_position(Position(board)) == evaluate(board), fen

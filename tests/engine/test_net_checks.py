@@ -103,11 +103,11 @@ def extreme_net(sign: int, residual: bool) -> nnue.Net:
 def test_no_evaluation_reaches_the_mate_range_whatever_an_accepted_net_says(sign, residual):
     net = extreme_net(sign, residual)
     assert abs(net.evaluate(net.accumulator(nnue.board_pieces(chess.Board())), 1)) > 100 * TB_BOUND  # the raw output
-    evaluation.use_net(net)  # the conftest puts the net in use before back
+    evaluator = evaluation.Evaluator(net=net)
     scores = set()
     for board, _ in game_boards(300)[::3]:
-        score = evaluation.evaluate(board)
-        assert evaluation.evaluate_position(Position(board)) == score == evaluation.breakdown(board).score
+        score = evaluator.evaluate(board)
+        assert evaluator.evaluate_position(Position(board, evaluator)) == score == evaluator.breakdown(board).score
         assert abs(score) < TB_BOUND, board.fen()
         scores.add(score)
     assert scores == {sign * types.EVAL_LIMIT}  # the net's sign, for either side to move, clamped
@@ -151,15 +151,14 @@ def test_an_unreadable_shipped_net_is_named_with_the_reason(tmp_path, monkeypatc
 
 
 def test_the_evaluation_says_which_net_runs_or_why_none_does(monkeypatch):
-    shipped = evaluation.net_named("")
+    shipped = nnue.net_named("")
     if shipped is not None:
-        evaluation.use_net(shipped)
         text = evaluation.describe_evaluation()
         assert text.startswith("NNUE evaluation using pruner.nnue sha256 %s (768->" % shipped.sha256[:12]), text
-    evaluation.use_net(None)
-    assert evaluation.describe_evaluation() == "classical evaluation (no net asked for)"
-    monkeypatch.setattr(evaluation, "_net_problem", "/x/pruner.nnue: checksum mismatch (the file is damaged)")
-    assert evaluation.describe_evaluation() == ("classical evaluation, because the shipped net cannot be used: "
+    classical = evaluation.Evaluator()
+    assert classical.describe() == "classical evaluation (no net asked for)"
+    monkeypatch.setitem(nnue._shipped, "", (None, "/x/pruner.nnue: checksum mismatch (the file is damaged)"))
+    assert classical.describe() == ("classical evaluation, because the shipped net cannot be used: "
                                                 "/x/pruner.nnue: checksum mismatch (the file is damaged)")
 
 

@@ -34,11 +34,12 @@ def random_net(seed, hidden=8, extreme=False, residual=True):
 
 
 @pytest.fixture
-def net_in_use():
-    """Put a net in use for one test and the one before back afterwards."""
-    before = evaluation.net_in_use()
-    yield evaluation.use_net
-    evaluation.use_net(before)
+def net_in_use(monkeypatch):
+    """A function that makes the engine's own evaluation (``engine.evaluate.DEFAULT``, which
+    ``Position`` and the module's functions use) one with the net it is given, for one test."""
+    def use(net):
+        monkeypatch.setattr(evaluation, "DEFAULT", evaluation.Evaluator(net=net))
+    return use
 
 
 def reference(net, board):
@@ -92,7 +93,7 @@ def test_incremental_accumulator_equals_scratch_on_10000_positions(net_in_use, e
         do_move(pos, from_move(move))
         board.push(move)
         assert pos.acc == net.accumulator(nnue.board_pieces(board)), (board.fen(), move)
-        assert evaluation.evaluate_position(pos) == evaluation.evaluate(board)
+        assert evaluation.DEFAULT.evaluate_position(pos) == evaluation.evaluate(board)
         undo_move(pos)
         board.pop()
         assert pos.acc == before
@@ -115,7 +116,7 @@ def test_a_position_and_its_colour_flipped_twin_score_the_same(net_in_use):
     for board, _ in game_boards(2000)[::7]:
         twin = board.mirror()
         assert evaluation.evaluate(board) == evaluation.evaluate(twin), board.fen()
-        assert evaluation.evaluate_position(Position(board)) == evaluation.evaluate_position(Position(twin))
+        assert evaluation.DEFAULT.evaluate_position(Position(board)) == evaluation.DEFAULT.evaluate_position(Position(twin))
 
 
 def test_the_file_format_round_trips(tmp_path):

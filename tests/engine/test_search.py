@@ -109,14 +109,14 @@ def test_repetition_rule_inside_and_before_the_search():
     # once after the root is a draw; the root itself once is not; twice before the root is.
     searcher = Searcher()
     searcher.search(chess.Board(), Limits(depth=1))  # sets the search state the rule reads
-    keys = searcher.keys
+    keys = searcher.run.keys
     keys[:] = [11, 12, 13, 14, 11]
-    searcher._root_index = 0
+    searcher.run.root_index = 0
     assert not searcher._is_repetition(11, 10)
     keys[:] = [10, 11, 12, 13, 14, 11]  # 11 first seen after the root (index 0 is the root)
     assert searcher._is_repetition(11, 10)
     keys[:] = [11, 12, 13, 14, 11, 12, 13, 14, 11]
-    searcher._root_index = 8  # twice before the root: threefold
+    searcher.run.root_index = 8  # twice before the root: threefold
     assert searcher._is_repetition(11, 10)
 
 
@@ -124,12 +124,12 @@ def test_no_repetition_across_a_null_move():
     # A null move is no move of the game: a position before it is not repeated after it.
     searcher = Searcher()
     searcher.search(chess.Board(), Limits(depth=1))
-    searcher.keys[:] = [19, 20, 21, 22, 23, 24, 25, 26, 21]
-    searcher._root_index = 0
+    searcher.run.keys[:] = [19, 20, 21, 22, 23, 24, 25, 26, 21]
+    searcher.run.root_index = 0
     assert searcher._is_repetition(21, 20)
-    searcher._repetition_floor = 5  # the null move made the position at index 5
+    searcher.run.repetition_floor = 5  # the null move made the position at index 5
     assert not searcher._is_repetition(21, 20)
-    searcher._repetition_floor = 0
+    searcher.run.repetition_floor = 0
 
 
 def test_fifty_move_rule_is_a_draw():
@@ -179,7 +179,7 @@ def test_stop_before_first_iteration_still_returns_legal_move():
     assert all(line.depth == 1 and line.pv[0] == result.best_move for line in result.lines)
 
 
-def test_stopped_iteration_plays_a_new_best_move_it_found():
+def test_stopped_iteration_plays_a_new_best_move_it_found(monkeypatch):
     # Depth 2 prefers Nxc6 (-132); depth 3 finds Ne8 (+114) among its later root moves. A
     # search stopped inside depth 3 just after that plays Ne8, not the depth-2 move.
     board = chess.Board("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1")
@@ -188,24 +188,28 @@ def test_stopped_iteration_plays_a_new_best_move_it_found():
     depth_two, depth_three = infos[1], infos[2]
     assert depth_two.pv[0] != depth_three.pv[0] and depth_three.score > depth_two.score
 
-    class Recording(Searcher):
+    from engine import search as search_module
+    found_at = []
+
+    class RecordingRun(search_module.SearchRun):
         """Notes the node count when the running iteration first has the depth-3 move."""
-        found_at = None
 
         @property
-        def _partial(self):
-            return self.__dict__.get("partial")
+        def partial(self):
+            return self.__dict__.get("recorded")
 
-        @_partial.setter
-        def _partial(self, value):
-            if value is not None and to_move(value[1][0]) == depth_three.pv[0] and self.found_at is None:
-                self.found_at = self.nodes
-            self.__dict__["partial"] = value
+        @partial.setter
+        def partial(self, value):
+            if value is not None and to_move(value[1][0]) == depth_three.pv[0] and not found_at:
+                found_at.append(recording.nodes)
+            self.__dict__["recorded"] = value
 
-    recording = Recording()
+    recording = Searcher()
+    monkeypatch.setattr(search_module, "SearchRun", RecordingRun)
     recording.search(board, Limits(depth=3))
-    assert recording.found_at is not None and recording.found_at < depth_three.nodes
-    stopped = Searcher().search(board, Limits(nodes=recording.found_at + 1))
+    monkeypatch.undo()
+    assert found_at and found_at[0] < depth_three.nodes
+    stopped = Searcher().search(board, Limits(nodes=found_at[0] + 1))
     assert stopped.best_move == depth_three.pv[0]
     assert stopped.lines[0].depth == 3 and stopped.lines[0].pv[0] == depth_three.pv[0]
     # Stopped before it found the move, the search plays the last completed iteration's.

@@ -13,7 +13,7 @@ import pytest
 import wdl_fit
 from engine import bench, wdl
 from engine.epd import read_epd_file
-from engine.evaluate import PHASE_MAX, TEMPO, breakdown, evaluate, material_pst, positional
+from engine.evaluate import DEFAULT, PHASE_MAX, TEMPO, breakdown, evaluate
 from engine.types import MATE, TB_WIN
 from matchlib.pgnread import parse_score
 from paths import ROOT
@@ -183,8 +183,8 @@ def test_the_terms_add_up_to_the_evaluation_exactly():
     for board in positions():
         parts = breakdown(board)
         assert parts.score == evaluate(board), board.fen()
-        mg, eg, phase = material_pst(board)
-        pmg, peg = positional(board)
+        mg, eg, phase = DEFAULT.material_pst(board)
+        pmg, peg = DEFAULT.positional(board)
         assert (parts.mg, parts.eg) == (mg + pmg, eg + peg), board.fen()
         assert parts.phase == min(phase, PHASE_MAX) and parts.tempo == TEMPO
         assert parts.white_score == (parts.score if board.turn else -parts.score)

@@ -1,5 +1,5 @@
-"""Switching the evaluation's weights inside a process (``engine.evaluate.use_weights``, the
-``weights`` search parameter): a limited-strength search keeps the weights its calibration
+"""Other evaluation weights inside a process (an ``engine.evaluate.Evaluator`` made with
+them, the ``weights`` search parameter): a limited-strength search keeps the weights its calibration
 measured when the engine's own are re-tuned. The switched evaluation must equal that of a
 process that imported the other weights from the start, and switching back must give today's
 evaluation and search exactly."""
@@ -15,10 +15,10 @@ import types
 import chess
 import pytest
 
-from engine import bench, evaluate as evaluation, weights
+from engine import bench, evaluate as evaluation, nnue, weights
 from engine.attacks import from_move
 from engine.board import Position
-from engine.evaluate import breakdown, evaluate, evaluate_position, use_weights, weights_name
+from engine.evaluate import Evaluator, evaluate
 from engine.makemove import do_move
 from engine.search import Searcher, SearchParams
 from engine.strength import CALIBRATED_BENCH, calibrated_params
@@ -55,17 +55,18 @@ def _other_weights_source() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _evaluations() -> list:
+def _evaluations(evaluator=None) -> list:
     """python-chess's evaluation, the term-by-term one and the search board's (kept
-    incrementally) along seeded random games."""
+    incrementally) along seeded random games, by ``evaluator`` (the engine's own when None)."""
+    evaluator = evaluator or evaluation.DEFAULT
     rng = random.Random(31)
     out = []
     for _ in range(25):
         board = chess.Board()
-        pos = Position(board)
+        pos = Position(board, evaluator)
         for move in random_moves(rng, board, 90):
             do_move(pos, from_move(move))
-            out.append((evaluate(board), breakdown(board).score, evaluate_position(pos)))
+            out.append((evaluator.evaluate(board), evaluator.breakdown(board).score, evaluator.evaluate_position(pos)))
     return out
 
 
@@ -90,7 +91,6 @@ def other_weights(tmp_path, monkeypatch):
     spec.loader.exec_module(module)
     monkeypatch.setitem(sys.modules, MODULE, module)
     yield module, tmp_path
-    use_weights(weights)
 
 
 def test_switched_weights_evaluate_as_a_process_that_started_with_them(other_weights):
@@ -103,21 +103,15 @@ def test_switched_weights_evaluate_as_a_process_that_started_with_them(other_wei
                            cwd=str(ROOT), env=dict(os.environ, PYTHONPATH=path))
     assert child.returncode == 0, child.stderr
     started_with_them = json.loads(child.stdout)
-    assert use_weights(module) and weights_name() == MODULE
-    switched = [list(triple) for triple in _evaluations()]
+    other = Evaluator(module, nnue.net_named(""))
+    assert other.weights_name == MODULE
+    switched = [list(triple) for triple in _evaluations(other)]
     assert switched == started_with_them["evaluations"]
     assert switched != [list(triple) for triple in today]  # the change reaches every evaluation path
     assert all(a == b == c for a, b, c in switched)
-    # A search names its weights (today's by default, which would switch back): these ones.
+    # A search names its weights (today's by default): these ones.
     assert bench.run(depth=3, params=SearchParams(weights=MODULE)).nodes == started_with_them["bench"]
-    assert weights_name() == MODULE
-    assert use_weights(weights) and weights_name() == "engine.weights"
-    assert _evaluations() == today
-
-
-def test_use_weights_reports_no_change_for_the_module_in_use():
-    assert weights_name() == "engine.weights"
-    assert not use_weights(weights)
+    assert _evaluations() == today  # the engine's own evaluation is as it was
 
 
 def test_a_search_with_other_weights_then_todays_repeats_todays_search(other_weights):
@@ -126,10 +120,10 @@ def test_a_search_with_other_weights_then_todays_repeats_todays_search(other_wei
     first = searcher.search(board, Limits(depth=5))
     searcher.new_game()
     other = searcher.search(board, Limits(depth=5), params=SearchParams(weights=MODULE))
-    assert weights_name() == MODULE and other.nodes != first.nodes
+    assert searcher.evaluator.weights_name == MODULE and other.nodes != first.nodes
     searcher.new_game()
     again = searcher.search(board, Limits(depth=5))
-    assert weights_name() == "engine.weights"
+    assert searcher.evaluator.weights_name == "engine.weights"
     assert (again.nodes, again.best_move, again.score) == (first.nodes, first.best_move, first.score)
 
 
@@ -167,10 +161,9 @@ def test_the_weights_parameter_reads_from_params_text(other_weights):
 
 def test_candidate_weights_follow_the_module(other_weights):
     module, _ = other_weights
-    use_weights(module)
-    assert evaluation.eval_terms.ENABLED and evaluation.eval_terms.PIECES_ENABLED
-    use_weights(weights)
-    assert not evaluation.eval_terms.ENABLED
+    other = Evaluator(module)
+    assert other.extra and other.extra_pieces
+    assert not Evaluator(weights).extra
 
 
 def test_a_module_without_the_candidate_terms_counts_them_zero():
@@ -179,22 +172,13 @@ def test_a_module_without_the_candidate_terms_counts_them_zero():
         if name.isupper() and name not in evaluation.eval_terms.NAMES:
             setattr(old, name, getattr(weights, name))
     board = chess.Board("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 1 5")
-    before = evaluate(board)
-    try:
-        assert use_weights(old)
-        assert evaluate(board) == before
-    finally:
-        use_weights(weights)
+    assert Evaluator(old, evaluation.DEFAULT.net).evaluate(board) == evaluate(board)
 
 
-def test_a_module_lacking_a_number_leaves_the_evaluation_as_it_was():
+def test_a_module_lacking_a_number_makes_no_evaluator():
     partial = types.ModuleType("pruner_partial_weights")
     for name in dir(weights):
         if name.isupper() and name != "ROOK_SEMI_OPEN_FILE":
-            setattr(partial, name, _changed(getattr(weights, name), 5) if not isinstance(getattr(weights, name), str)
-                    else getattr(weights, name))
-    today = _evaluations()
+            setattr(partial, name, getattr(weights, name))
     with pytest.raises(AttributeError):
-        use_weights(partial)
-    assert weights_name() == "engine.weights"
-    assert _evaluations() == today
+        Evaluator(partial)

@@ -202,7 +202,8 @@ def test_no_objects_pile_up_over_many_games_in_one_loop():
         if data.startswith(b"bestmove "):
             moves.append(data.split()[1].decode())
             answered.set()
-    loop = UciLoop(Writer(write), lambda mb: Searcher(mb))
+    searchers = []
+    loop = UciLoop(Writer(write), lambda mb: searchers.append(Searcher(mb)) or searchers[-1])
     loop.handle_line("setoption name Hash value 1")
     counts = []
     for game in range(40):
@@ -221,5 +222,6 @@ def test_no_objects_pile_up_over_many_games_in_one_loop():
         gc.collect()
         counts.append(len(gc.get_objects()))
     loop.handle_line("quit")
-    assert len(evaluate._pawn_cache) <= evaluate._PAWN_CACHE_MAX
+    assert searchers and all(len(searcher.evaluator.pawn_cache) <= evaluate._PAWN_CACHE_MAX
+                             and len(searcher.evaluator.eval_cache) <= evaluate._EVAL_CACHE_MAX for searcher in searchers)
     assert max(counts[20:]) <= max(counts[:20]) + 3000, counts  # garbage-collected objects do not pile up

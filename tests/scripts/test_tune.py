@@ -80,19 +80,15 @@ def test_feature_eval_equals_the_engine_eval_with_the_candidate_terms_counting(c
         pair = (4 + 3 * i, -7 + 2 * i)
         table.append(pair)
         weights[params.NAMES.index("%s[0]" % name)], weights[params.NAMES.index("%s[1]" % name)] = pair
-    before = eval_terms.WEIGHTS
-    evaluation.use_candidate_weights(tuple(table))
-    try:
-        boards = _playout_positions(25, seed=31) + _wac_positions()
-        differ = 0
-        for board in boards:
-            score = evaluate(board)
-            assert features.evaluate(features.extract(board), weights, params.TEMPO_INDEX) == score, board.fen()
-            assert evaluation.evaluate_position(Position(board)) == score, board.fen()
-            differ += score != features.evaluate(features.extract(board), params.current(), params.TEMPO_INDEX)
-        assert differ > len(boards) // 4  # the candidate terms did change many evaluations
-    finally:
-        evaluation.use_candidate_weights(before)
+    evaluator = evaluation.Evaluator(candidates=table)
+    boards = _playout_positions(25, seed=31) + _wac_positions()
+    differ = 0
+    for board in boards:
+        score = evaluator.evaluate(board)
+        assert features.evaluate(features.extract(board), weights, params.TEMPO_INDEX) == score, board.fen()
+        assert evaluator.evaluate_position(Position(board, evaluator)) == score, board.fen()
+        differ += score != features.evaluate(features.extract(board), params.current(), params.TEMPO_INDEX)
+    assert differ > len(boards) // 4  # the candidate terms did change many evaluations
 
 
 def test_the_weights_module_is_the_writers_output_for_the_current_weights():

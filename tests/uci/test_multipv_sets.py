@@ -54,12 +54,12 @@ class StopsInside(Searcher):
         self.stop_depth = depth
         self.lines_started = 0
 
-    def _aspiration(self, depth, moves, state, guess, track=False):
+    def _aspiration(self, depth, moves, guess, track=False):
         if depth == self.stop_depth:
             self.lines_started += 1
             if self.lines_started == 2:
                 self._stop.set()
-        return super()._aspiration(depth, moves, state, guess, track)
+        return super()._aspiration(depth, moves, guess, track)
 
 
 def node_clock_loop(make=Searcher):
