@@ -1,11 +1,11 @@
 """Scripted analysis in-process: ``analyse(board, depth=...)`` and the reusable ``Analyser``.
 
-The documented import is ``from engine.analysis import analyse, Analyser``. Results are
+The documented import is ``from pruner.engine.analysis import analyse, Analyser``. Results are
 typed (``Analysis`` holding one ``Line`` per MultiPV line) and scores are python-chess
 ``chess.engine.PovScore`` objects, so they read from either side (``.white()``,
 ``.relative`` = the side to move) and go straight into ``GameNode.set_eval``. Each line also
 carries its win/draw/loss chances (``Line.wdl``, a python-chess ``PovWdl`` in per mille, from
-the model of ``engine.wdl``, as ``UCI_ShowWDL`` shows them).
+the model of ``pruner.engine.wdl``, as ``UCI_ShowWDL`` shows them).
 
 Determinism: ``analyse()`` searches on a fresh ``Searcher`` every call, so the same position
 at the same depth (or node limit) always gives the same moves, scores and node count. An
@@ -21,10 +21,10 @@ from typing import Callable, Iterable, List, Optional, Union
 import chess
 import chess.engine
 
-from engine.position import describe_status, unplayable
-from engine.search import SearchParams, Searcher
-from engine.types import Limits, SearchInfo, SearchResult, mate_in_moves, shown_cp
-from engine.wdl import material, wdl_of_score
+from pruner.engine.position import describe_status, unplayable
+from pruner.engine.search import SearchParams, Searcher
+from pruner.engine.types import Limits, SearchInfo, SearchResult, mate_in_moves, shown_cp
+from pruner.engine.wdl import material, wdl_of_score
 
 DEFAULT_DEPTH = 7
 """Depth used when no limit is given: about 1 s per middlegame position on CPython 3.11
@@ -46,7 +46,7 @@ def pov_score(score: int, turn: chess.Color) -> chess.engine.PovScore:
 
 def pov_wdl(score: int, board: chess.Board) -> chess.engine.PovWdl:
     """The win/draw/loss chances per mille of the engine's ``score`` (from the side to move of
-    ``board``) as a python-chess PovWdl: ``engine.wdl``'s model at the material of ``board``."""
+    ``board``) as a python-chess PovWdl: ``pruner.engine.wdl``'s model at the material of ``board``."""
     wins, draws, losses = wdl_of_score(score, material(board))
     return chess.engine.PovWdl(chess.engine.Wdl(wins, draws, losses), board.turn)
 
@@ -86,7 +86,7 @@ class Line:
     wdl: Optional[chess.engine.PovWdl] = None
     """Win/draw/loss chances per mille of the line's score (``wdl.relative`` for the side to
     move, ``wdl.white()`` for White; ``.wins``, ``.draws``, ``.losses`` sum to 1000): a mate or
-    a tablebase win is certain, other scores go through the model of ``engine.wdl`` (fitted to
+    a tablebase win is certain, other scores go through the model of ``pruner.engine.wdl`` (fitted to
     Pruner's own games) at the material of the analysed position."""
 
     @property

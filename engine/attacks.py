@@ -1,4 +1,4 @@
-"""Attack tables and move codes for the search's own board (``engine.board``).
+"""Attack tables and move codes for the search's own board (``pruner.engine.board``).
 
 Bitboards here are *signed* 64-bit integers: square h8 (bit 63) is the sign bit, so a
 bitboard holding h8 is negative. PyPy keeps an integer in a machine word only while it fits

@@ -12,8 +12,8 @@ from typing import Callable, Optional
 
 import chess
 
-from engine.search import Searcher, SearchParams
-from engine.types import Limits
+from pruner.engine.search import Searcher, SearchParams
+from pruner.engine.types import Limits
 
 DEFAULT_DEPTH = 5
 """Depth used when none is given (a few seconds on CPython)."""

@@ -1,9 +1,9 @@
 """The search's own board: signed bitboards, a square-by-square piece table, incremental state.
 
 A ``Position`` is made from a python-chess board at the root (``Position(board)``) and moved
-on only by ``engine.makemove`` (``do_move``, ``do_null``, ``undo_move``); the tree never
+on only by ``pruner.engine.makemove`` (``do_move``, ``do_null``, ``undo_move``); the tree never
 touches python-chess. ``to_board`` gives a python-chess board back where python-chess is
-needed (Syzygy probes). Bitboards are signed (see ``engine.attacks``); pieces and colours
+needed (Syzygy probes). Bitboards are signed (see ``pruner.engine.attacks``); pieces and colours
 are python-chess's numbers (``chess.PAWN`` = 1 ... ``chess.KING`` = 6, black 0, white 1).
 """
 
@@ -11,11 +11,11 @@ from typing import List, Optional
 
 import chess
 
-from engine.attacks import (DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, KING, KNIGHT, PAWN_ATTACKS,
+from pruner.engine.attacks import (DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, KING, KNIGHT, PAWN_ATTACKS,
                             RANK_ATTACKS, RANK_MASKS, popcount, signed, unsigned)
-from engine import evaluate as evaluation
-from engine.evaluate import Evaluator
-from engine.zobrist import full_key
+from pruner.engine import evaluate as evaluation
+from pruner.engine.evaluate import Evaluator
+from pruner.engine.zobrist import full_key
 
 
 class Position:
@@ -23,7 +23,7 @@ class Position:
 
     def __init__(self, board: chess.Board, evaluator: Optional[Evaluator] = None) -> None:
         """``board`` as the search keeps it, its incremental sums those of ``evaluator`` (the
-        engine's own evaluation, ``engine.evaluate.DEFAULT``, when None)."""
+        engine's own evaluation, ``pruner.engine.evaluate.DEFAULT``, when None)."""
         if evaluator is None:
             evaluator = evaluation.DEFAULT  # read now: a test may stand another in for it
 
@@ -52,13 +52,13 @@ class Position:
             if mask:
                 self.king_squares[color] = mask.bit_length() - 1
         self.key = full_key(board)
-        """Zobrist key (``engine.makemove``)."""
+        """Zobrist key (``pruner.engine.makemove``)."""
         self.mg, self.eg, self.phase = evaluator.material_pst(board)
-        """Material and piece-square sums, White-positive, and the game phase (``engine.evaluate``)."""
+        """Material and piece-square sums, White-positive, and the game phase (``pruner.engine.evaluate``)."""
         self.acc = evaluator.accumulator(board)
-        """The learned evaluation's accumulators, packed (``engine.nnue``; 0 without a net)."""
+        """The learned evaluation's accumulators, packed (``pruner.engine.nnue``; 0 without a net)."""
         self.pst_mg = evaluator.pst_mg
-        """The evaluator's tables ``engine.makemove`` keeps ``mg`` with (``Evaluator.pst_mg``)."""
+        """The evaluator's tables ``pruner.engine.makemove`` keeps ``mg`` with (``Evaluator.pst_mg``)."""
         self.pst_eg = evaluator.pst_eg
         """... ``eg`` with (``Evaluator.pst_eg``)."""
         self.columns = evaluator.columns

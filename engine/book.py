@@ -1,6 +1,6 @@
 """Opening book: Polyglot ``.bin`` files read through python-chess, weighted random choice.
 
-The file is opened through ``engine.datafile`` (a regular file only, never a FIFO or a
+The file is opened through ``pruner.engine.datafile`` (a regular file only, never a FIFO or a
 device) and checked where it is cheap before it is used: a size that is a multiple of 16
 bytes and not absurd, and a sample of entries spread over the file in ascending key order
 with real moves (a file of zeros or random bytes is no book). Before each look-up the file is
@@ -17,7 +17,7 @@ from typing import List, Optional
 import chess
 import chess.polyglot
 
-from engine.datafile import MappedFile
+from pruner.engine.datafile import MappedFile
 
 ENTRY_BYTES = 16
 """Size of one Polyglot entry (key, move, weight, learn)."""
@@ -76,7 +76,7 @@ class OpeningBook:
 
 
 class _Reader(chess.polyglot.MemoryMappedReader):
-    """python-chess's Polyglot reader over a mapping ``engine.datafile`` opened (its own
+    """python-chess's Polyglot reader over a mapping ``pruner.engine.datafile`` opened (its own
     ``__init__`` opens the path itself, which could block on a FIFO)."""
 
     def __init__(self, data) -> None:  # noqa: the parent's __init__ would open the path again

@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 
 import chess
 
-from engine.position import unplayable
+from pruner.engine.position import unplayable
 
 MOVE_OPCODES = frozenset(["bm", "am"])
 """Operands are alternative moves from the position."""

@@ -8,7 +8,7 @@ until a tuned module says otherwise; with every weight zero ``ENABLED`` is false
 evaluation never calls this module, so the search and its bench stay as they were.
 
 ``side_counts`` counts one side's features from python-chess (unsigned) bitboards; the
-python-chess board's evaluation (``engine.evaluate.evaluate``) and the tuner's features
+python-chess board's evaluation (``pruner.engine.evaluate.evaluate``) and the tuner's features
 (scripts/tunelib/features.py) both call it, so they cannot disagree on what a term counts.
 The search's evaluation (``evaluate_position``) takes a faster path (``pawn_terms`` in its
 pawn cache, ``piece_terms`` per node); tests compare it with the counting one.
@@ -18,7 +18,7 @@ from typing import Dict, Tuple
 
 import chess
 
-from engine import weights
+from pruner.engine import weights
 
 NAMES = ("KING_SHIELD", "KING_OPEN_FILE", "PAWN_THREAT", "PASSED_BLOCKED", "PASSED_KING_OWN",
          "PASSED_KING_OTHER", "ROOK_SEVENTH", "KNIGHT_OUTPOST", "PAWN_PHALANX", "PAWN_SUPPORTED", "PAWN_BACKWARD")
@@ -102,7 +102,7 @@ _SPAN = (_square_masks(_AHEAD[0], (-1, 1)), _square_masks(_AHEAD[1], (-1, 1)))
 """The adjacent files ahead of a square: where an enemy pawn that can ever attack it stands."""
 PASSED_SPANS = (_square_masks(_AHEAD[0], (-1, 0, 1)), _square_masks(_AHEAD[1], (-1, 0, 1)))
 """``PASSED_SPANS[color][square]``: where an enemy pawn stops a pawn there from being passed
-(engine.evaluate's passed-pawn bonus reads it too)."""
+(pruner.engine.evaluate's passed-pawn bonus reads it too)."""
 _BEHIND = (_square_masks(lambda rank: range(rank, 8), (-1, 1)), _square_masks(lambda rank: range(0, rank + 1), (-1, 1)))
 """The adjacent files on a pawn's rank and behind it: where an own pawn that defends it, or
 could by advancing, stands."""
@@ -209,7 +209,7 @@ def board_counts(board: chess.Board, color: bool) -> Tuple[int, ...]:
 
 def pawn_terms(white_pawns: int, black_pawns: int,
                table: Tuple[Tuple[int, int], ...]) -> Tuple[int, int, Tuple[int, int, int], Tuple[int, int, int]]:
-    """For the search's pawn cache (``engine.evaluate``): the White-positive (mg, eg) of the
+    """For the search's pawn cache (``pruner.engine.evaluate``): the White-positive (mg, eg) of the
     three pawn-structure terms weighted by ``table`` ((mg, eg) per ``NAMES``), then Black's and
     White's (passed pawns, pawn attacks, outpost squares) for ``piece_terms``."""
     white = _pawn_info(white_pawns, black_pawns, True)

@@ -4,7 +4,7 @@ positional terms (pawn structure, bishop pair, rooks on open files).
 The weights are in engine/weights.py (scripts/tune.py writes it); the material and PST
 figures there are PeSTO's (Ronald Friederich, published on the Chess Programming Wiki:
 https://www.chessprogramming.org/PeSTO%27s_Evaluation_Function). Material+PST sums are kept
-incrementally by ``engine.makemove``; ``blend`` adds the terms computed on demand and blends
+incrementally by ``pruner.engine.makemove``; ``blend`` adds the terms computed on demand and blends
 middlegame and endgame by game phase. Scores are from the side to move. ``breakdown`` shows
 the same evaluation term by term (the UCI ``eval`` command); it is never called by the search.
 
@@ -17,8 +17,8 @@ from typing import List, Optional, Tuple
 
 import chess
 
-from engine import eval_terms, nnue, weights
-from engine.types import EVAL_LIMIT
+from pruner.engine import eval_terms, nnue, weights
+from pruner.engine.types import EVAL_LIMIT
 
 PHASE_INC = (0, 0, 1, 1, 2, 4, 0)
 """Game-phase weight per piece type (index by python-chess piece type; 0 is unused)."""
@@ -67,7 +67,7 @@ class Evaluator:
     engine/weights.py), the learned net or none, the candidate terms' weights, the tables made
     from them and the caches of their results. It is chosen by constructing it, never switched:
     a ``Searcher`` owns one (``SearchParams.weights`` and ``evalfile`` choose it), a
-    ``Position`` is set up with one and ``engine.makemove`` updates the position's incremental
+    ``Position`` is set up with one and ``pruner.engine.makemove`` updates the position's incremental
     sums with that evaluator's tables, so two searchers with different evaluations share nothing
     but constants. ``DEFAULT`` is the engine's own (engine/weights.py and the shipped net)."""
 
@@ -82,12 +82,12 @@ class Evaluator:
         self.mg_value, self.eg_value = module.MG_VALUE, module.EG_VALUE
         self.pst_mg = _signed_tables(module.MG_VALUE, module.MG_TABLES)
         """Middlegame material+PST, White-positive: ``pst_mg[piece_type][color][square]``
-        (``engine.makemove`` keeps ``Position.mg`` with it)."""
+        (``pruner.engine.makemove`` keeps ``Position.mg`` with it)."""
         self.pst_eg = _signed_tables(module.EG_VALUE, module.EG_TABLES)
         """Endgame material+PST, White-positive: ``pst_eg[piece_type][color][square]``."""
         self.columns = net.columns if net is not None else _NO_COLUMNS
         """The net's packed columns, ``columns[piece_type][color][square]`` (all 0 without a net):
-        ``engine.makemove`` updates ``Position.acc`` with them."""
+        ``pruner.engine.makemove`` updates ``Position.acc`` with them."""
         self.passed_mg, self.passed_eg = module.PASSED_MG, module.PASSED_EG
         """Passed pawn bonus by relative rank (index 1 = second rank), middlegame and endgame."""
         self.isolated, self.doubled = module.ISOLATED, module.DOUBLED
@@ -98,7 +98,7 @@ class Evaluator:
         ((0, 0) for a term it lacks), or the table given (tests and the tuner's checks)."""
         self.extra = eval_terms.enabled(self.candidates)
         """Whether the candidate terms count (false with today's weights: no call to
-        ``engine.eval_terms`` at all)."""
+        ``pruner.engine.eval_terms`` at all)."""
         self.extra_pieces = eval_terms.pieces_enabled(self.candidates)
         """Whether one that needs more than the pawns counts: the search then calls
         ``eval_terms.piece_terms`` at every evaluation (the pawn-structure ones are in its pawn cache)."""
@@ -111,7 +111,7 @@ class Evaluator:
 
     @property
     def weights_name(self) -> str:
-        """The name of the weights module (``engine.weights`` for the engine's own)."""
+        """The name of the weights module (``pruner.engine.weights`` for the engine's own)."""
         return self.weights.__name__
 
     def material_pst(self, board: chess.Board) -> Tuple[int, int, int]:
@@ -333,10 +333,10 @@ def bounded(score: int) -> int:
     return EVAL_LIMIT if score > EVAL_LIMIT else -EVAL_LIMIT if score < -EVAL_LIMIT else score
 
 
-# -- the same evaluation on the search's own board (engine.board.Position) ----------------------
+# -- the same evaluation on the search's own board (pruner.engine.board.Position) ----------------------
 
 _SFILES = [file_mask - (1 << 64) if file_mask >> 63 else file_mask for file_mask in _FILES]
-"""The file masks as signed bitboards (``engine.attacks``)."""
+"""The file masks as signed bitboards (``pruner.engine.attacks``)."""
 _H8 = -(1 << 63)
 
 
@@ -352,7 +352,7 @@ def _count(squares: int) -> int:
 
 
 def _position_evaluation(evaluator: Evaluator):
-    """``evaluator``'s evaluation of an ``engine.board.Position``: (evaluate_position,
+    """``evaluator``'s evaluation of an ``pruner.engine.board.Position``: (evaluate_position,
     classical_position, their pawn cache, their evaluation cache). The two functions hold the
     evaluator's numbers in their closure: the search's hot path (about a quarter of its time)
     reads local names, as it read module constants before, not an attribute per number."""
@@ -374,7 +374,7 @@ def _position_evaluation(evaluator: Evaluator):
     net = evaluator.net
 
     def classical_position(pos) -> int:
-        """The classical evaluation of an ``engine.board.Position``: its incremental sums plus
+        """The classical evaluation of an ``pruner.engine.board.Position``: its incremental sums plus
         the terms ``positional`` adds, from the side to move."""
         # Hot path (a quarter of the search's time before): one function, no tuple per side; the
         # rook terms come from file masks kept with the pawn structure instead of a loop per rook.
@@ -439,7 +439,7 @@ def _position_evaluation(evaluator: Evaluator):
         return (mg * phase + eg * (24 - phase)) // 24 + tempo
 
     def evaluate_position(pos) -> int:
-        """``evaluate`` of an ``engine.board.Position`` set up with this evaluator, from the side
+        """``evaluate`` of an ``pruner.engine.board.Position`` set up with this evaluator, from the side
         to move: the classical evaluation plus the net's correction (its accumulator is
         ``pos.acc``), or the net alone."""
         key = pos.key
@@ -465,7 +465,7 @@ assert PHASE_MAX == 24  # written out in classical_position
 
 
 def _extra_position(pos, mg: int, eg: int, entry, candidates) -> Tuple[int, int]:
-    """``mg`` and ``eg`` plus the candidate terms (``engine.eval_terms``, weighted by
+    """``mg`` and ``eg`` plus the candidate terms (``pruner.engine.eval_terms``, weighted by
     ``candidates``) of a Position other than the pawn-structure ones, which its pawn ``entry``
     already holds."""
     full = chess.BB_ALL  # the Position's bitboards are signed; eval_terms reads unsigned ones
@@ -550,7 +550,7 @@ TERM_NAMES = ("Material", "Piece-square", "Passed pawns", "Isolated pawns", "Dou
 EXTRA_TERM_NAMES = ("King shield", "King on open file", "Pawn threats", "Blocked passers", "Passer-own king",
                     "Passer-enemy king", "Rooks on 7th", "Knight outposts", "Pawn phalanx", "Supported pawns",
                     "Backward pawns")
-"""The candidate terms' names (``engine.eval_terms.NAMES``' order), shown after ``TERM_NAMES``
+"""The candidate terms' names (``pruner.engine.eval_terms.NAMES``' order), shown after ``TERM_NAMES``
 when they count."""
 
 

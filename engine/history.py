@@ -3,15 +3,15 @@ them when a quiet move cuts off (the role of Stockfish's ``history.h``).
 
 One ``MoveStats`` belongs to each ``Searcher`` (``searcher.stats``); it lives across searches
 and ``clear()`` forgets it (``ucinewgame``). The search's move loop reads the plain lists
-(``killers(ply)``, ``history``) and calls ``reward`` on a quiet cut-off; ``engine.movepick``
+(``killers(ply)``, ``history``) and calls ``reward`` on a quiet cut-off; ``pruner.engine.movepick``
 orders quiet moves by ``history`` and tries the killers before them. Moves are move codes
-(``engine.attacks``).
+(``pruner.engine.attacks``).
 """
 
 import random
 from typing import List, Optional
 
-from engine.types import MAX_PLY
+from pruner.engine.types import MAX_PLY
 
 HISTORY_MAX = 16384
 """History scores saturate towards plus or minus this bound (history gravity)."""

@@ -1,10 +1,10 @@
-"""Making moves on the search's own board (``engine.board.Position``) with incremental state.
+"""Making moves on the search's own board (``pruner.engine.board.Position``) with incremental state.
 
 Computing a Zobrist key from scratch (``chess.polyglot.zobrist_hash``) costs about 25 µs and
 summing the piece-square tables about 15 µs; updating both from the move costs about 1.5 µs,
 so the position carries its key and material/PST sums and ``do_move`` updates them.
 
-The keys are ``engine.zobrist``'s.
+The keys are ``pruner.engine.zobrist``'s.
 
 ``do_move`` follows python-chess's ``push`` rule for rule (castling given as e1g1 or as king
 takes rook, en passant, promotions, castling rights, the fifty-move counter, the en-passant
@@ -13,10 +13,10 @@ square): tests/engine/test_fastpush.py checks every field against ``push`` on th
 
 import chess
 
-from engine.attacks import BETWEEN, BISHOP_RAYS, KNIGHT, LINE, PAWN_ATTACKS, ROOK_RAYS, SQUARES, signed
-from engine.board import Position, in_check
-from engine.evaluate import PHASE_INC
-from engine.zobrist import EP_KEYS, PIECE_KEYS, TURN_KEY, castle_key
+from pruner.engine.attacks import BETWEEN, BISHOP_RAYS, KNIGHT, LINE, PAWN_ATTACKS, ROOK_RAYS, SQUARES, signed
+from pruner.engine.board import Position, in_check
+from pruner.engine.evaluate import PHASE_INC
+from pruner.engine.zobrist import EP_KEYS, PIECE_KEYS, TURN_KEY, castle_key
 
 _RANK_1 = signed(chess.BB_RANK_1)
 _RANK_8 = signed(chess.BB_RANK_8)
@@ -28,7 +28,7 @@ empty board (none for a king: it never gives check)."""
 
 
 def do_move(pos: Position, move: int) -> bool:
-    """Play ``move`` (a legal move code, ``engine.attacks``) on ``pos``; ``undo_move`` takes it back.
+    """Play ``move`` (a legal move code, ``pruner.engine.attacks``) on ``pos``; ``undo_move`` takes it back.
     Returns whether the move gives check (the side to move now is in check)."""
     # Hot path. Copy-on-make: the piece and colour lists are copied and changed, the old ones
     # go on the stack with the scalars, so undo_move restores by rebinding (no branch); the

@@ -1,4 +1,4 @@
-"""Legal move generation on the search's own board (``engine.board.Position``), as move codes.
+"""Legal move generation on the search's own board (``pruner.engine.board.Position``), as move codes.
 
 Every list comes out in python-chess's order, move for move (pieces from the highest square
 down, each to its targets from the highest down, then castling, pawn captures, single and
@@ -16,15 +16,15 @@ tests/engine/test_movegen.py checks the equality on the perft suites and random 
 The captures and quiets of a side not in check (most nodes) have their own plain loops;
 everything else goes through ``generate``, a line-by-line port of python-chess's generator.
 The highest square of a bitboard is written out (``63 if bb < 0 else bb.bit_length() - 1``,
-``engine.attacks.msb``) in these loops: a call per square cost CPython about 3% of the bench.
+``pruner.engine.attacks.msb``) in these loops: a call per square cost CPython about 3% of the bench.
 """
 
 from typing import List
 
-from engine.attacks import (ALL, BACKRANKS, BETWEEN, BISHOP_RAYS, DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS,
+from pruner.engine.attacks import (ALL, BACKRANKS, BETWEEN, BISHOP_RAYS, DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS,
                             FILE_MASKS, KING, KNIGHT, LINE, PAWN_ATTACKS, RANK_ATTACKS, RANK_MASKS, RANKS,
                             ROOK_RAYS, SQUARES)
-from engine.board import Position, attackers
+from pruner.engine.board import Position, attackers
 
 _PROMOTIONS = (5 << 12, 4 << 12, 3 << 12, 2 << 12)
 """python-chess's promotion order: queen, rook, bishop, knight."""

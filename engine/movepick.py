@@ -1,11 +1,11 @@
 """Move ordering: staged generation (hash move, good captures, killers, quiets by history,
 losing captures), with static exchange evaluation (SEE) to tell good captures from bad. The
-killers and the history are ``engine.history``'s; this module only reads them.
+killers and the history are ``pruner.engine.history``'s; this module only reads them.
 
 Stages are generated lazily, so a node that cuts off on the hash move or a capture never
-pays for quiet-move generation (the most expensive generation step; ``engine.movegen``
-generates captures and quiets). Moves are move codes (``engine.attacks``) on the search's
-own board (``engine.board.Position``).
+pays for quiet-move generation (the most expensive generation step; ``pruner.engine.movegen``
+generates captures and quiets). Moves are move codes (``pruner.engine.attacks``) on the search's
+own board (``pruner.engine.board.Position``).
 
 Sorting without a key function: each move is packed with its score and its place in the
 generated list into one integer (score, then earlier first, then the code), so a plain
@@ -15,11 +15,11 @@ gave, without a function call per move.
 
 from typing import Iterator, List, Tuple
 
-from engine.attacks import (BACKRANKS, DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, H8, KING, KNIGHT, LINE,
+from pruner.engine.attacks import (BACKRANKS, DIAG_ATTACKS, DIAG_MASKS, FILE_ATTACKS, FILE_MASKS, H8, KING, KNIGHT, LINE,
                             PAWN_ATTACKS, RANK_ATTACKS, RANK_MASKS, SQUARES)
-from engine.board import Position, attackers
-from engine.history import MoveStats
-from engine.movegen import (ep_captures as _ep_captures, is_legal, legal_captures, legal_quiets, queen_promotions,
+from pruner.engine.board import Position, attackers
+from pruner.engine.history import MoveStats
+from pruner.engine.movegen import (ep_captures as _ep_captures, is_legal, legal_captures, legal_quiets, queen_promotions,
                             slider_blockers)
 
 PIECE_VALUE = (0, 100, 320, 330, 500, 900, 20000)
@@ -115,7 +115,7 @@ def tactical_moves(pos: Position, in_check: bool) -> List[int]:
 def _scored_captures(pos: Position, us: int, king: int, squares: List[int]) -> List[int]:
     """``legal_captures`` of a side not in check, each packed with its MVV-LVA score and its
     place for the sort."""
-    # Hot path (every quiescence node): engine.movegen's capture loop with the scoring inside,
+    # Hot path (every quiescence node): pruner.engine.movegen's capture loop with the scoring inside,
     # one pass and one list instead of two; the same moves in the same order (tests/engine/
     # test_movegen.py compares the result with python-chess's captures sorted by score).
     them = us ^ 1
@@ -222,7 +222,7 @@ def killer_moves(pos: Position, killers: List[int], tt_move: int) -> List[int]:
 def quiet_moves(pos: Position, in_check: bool, history: List[int], tt_move: int, killers: List[int]) -> List[int]:
     """The quiet moves (queen promotions are tactical), less the hash move and the killers
     tried, by ``history`` (``MoveStats.history``; stable: generation order among equals)."""
-    base = pos.turn << 12  # engine.history.history_index, inline: one call fewer per move
+    base = pos.turn << 12  # pruner.engine.history.history_index, inline: one call fewer per move
     packed = []
     place = 255 << 15
     for move in legal_quiets(pos, in_check):

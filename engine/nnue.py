@@ -10,7 +10,7 @@ scaled to centipawns.
 The accumulators of both perspectives live in one Python integer of 2N lanes of 16 bits
 (White's perspective in lanes 0..N-1, Black's in N..2N-1), each lane holding its value plus
 2^15. A move adds and subtracts whole columns (one precomputed integer per piece, colour and
-square: ``COLUMNS``), a few big-integer operations whatever N is; ``engine.makemove`` does it
+square: ``COLUMNS``), a few big-integer operations whatever N is; ``pruner.engine.makemove`` does it
 and keeps the old value on its stack, so taking a move back is free. Measured per node with
 N=32 (scratch micro-benchmark, 2026-11-28): CPython 2.6 us for update and evaluation against
 7.3 us with lists of ints updated in place; PyPy 0.9 us against 0.3 us. One representation

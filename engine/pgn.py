@@ -15,7 +15,7 @@ a text handle (``PgnLines`` turns bytes into one: UTF-8, else Latin-1, line by l
 only the game being read, and can leave games out by their headers without reading their
 movetext (``PgnReader(want=...)``: python-chess's skip path, as ``chess.pgn.read_headers``).
 What is held stays bounded whatever the text: a game longer than ``textlines.MAX_GAME_BYTES``,
-or with a line the handle gives as an ``engine.textlines.LongLine`` (too long to hold), is
+or with a line the handle gives as an ``pruner.engine.textlines.LongLine`` (too long to hold), is
 skipped with the reason, up to the next line that starts a game (a tag after a blank line).
 """
 
@@ -27,9 +27,9 @@ from typing import IO, Callable, Dict, Iterator, List, Optional, Union
 import chess
 import chess.pgn
 
-from engine.position import unplayable
-from engine import textlines
-from engine.textlines import LongLine, megabytes
+from pruner.engine.position import unplayable
+from pruner.engine import textlines
+from pruner.engine.textlines import LongLine, megabytes
 
 _MOVETEXT_START = re.compile(r"([0-9]+\s*\.|[NBRQK]?[a-h]?[1-8]?[x-]?[a-h][1-8]|[O0]-[O0]|\{)")
 """How a game without tags begins: a move number, a move, castling, or a comment."""

@@ -7,7 +7,7 @@ and leaves), as the worked examples of the tutorial the project began from count
 (tests/data/seed_trees.json).
 
 ``minimax_chess`` is the same brute force over python-chess legal moves; tests compare it with
-the real searcher (``engine.search``) run with pruning, reductions and extensions off.
+the real searcher (``pruner.engine.search``) run with pruning, reductions and extensions off.
 
 Reference: https://www.chessprogramming.org/Minimax, .../Negamax, .../Alpha-Beta
 """
@@ -17,7 +17,7 @@ from typing import Callable, List, Tuple, Union
 
 import chess
 
-from engine.types import DRAW, INF, MATE
+from pruner.engine.types import DRAW, INF, MATE
 
 Tree = Union[int, List["Tree"]]
 """A leaf value, or the list of a node's children."""

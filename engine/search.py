@@ -2,7 +2,7 @@
 
 One ``Searcher`` owns all search state (transposition table, move-ordering statistics, counters);
 ``new_game()`` resets it. ``search()`` takes a python-chess board and searches the tree on
-its own board (``engine.board.Position``, moves as integer codes: ``engine.attacks``); moves
+its own board (``pruner.engine.board.Position``, moves as integer codes: ``pruner.engine.attacks``); moves
 become ``chess.Move`` again only in what it reports (``SearchInfo.pv``, ``SearchResult``). It
 reports every completed iteration through ``on_info`` and returns the last completed
 iteration's result.
@@ -21,18 +21,18 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import chess
 
-from engine.attacks import from_move, popcount, to_move
-from engine.board import Position, in_check as is_in_check, is_insufficient_material
-from engine import nnue, timeman
-from engine.evaluate import Evaluator, evaluate
-from engine.history import MoveStats
-from engine.makemove import do_move, do_null, undo_move
-from engine.movegen import generate, is_legal
-from engine.movepick import (PIECE_VALUE, is_capture, killer_moves, loses_material, ordered_moves, quiet_moves,
+from pruner.engine.attacks import from_move, popcount, to_move
+from pruner.engine.board import Position, in_check as is_in_check, is_insufficient_material
+from pruner.engine import nnue, timeman
+from pruner.engine.evaluate import Evaluator, evaluate
+from pruner.engine.history import MoveStats
+from pruner.engine.makemove import do_move, do_null, undo_move
+from pruner.engine.movegen import generate, is_legal
+from pruner.engine.movepick import (PIECE_VALUE, is_capture, killer_moves, loses_material, ordered_moves, quiet_moves,
                              tactical_moves)
-from engine.tablebase import Tablebases, rank_score
-from engine.tt import EXACT, FIFTY_FREE, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt, tt_key
-from engine.types import (DRAW, INF, MATE, MATE_BOUND, MAX_PLY, TB_BOUND, Limits, SearchInfo, SearchProgress,
+from pruner.engine.tablebase import Tablebases, rank_score
+from pruner.engine.tt import EXACT, FIFTY_FREE, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt, tt_key
+from pruner.engine.types import (DRAW, INF, MATE, MATE_BOUND, MAX_PLY, TB_BOUND, Limits, SearchInfo, SearchProgress,
                           SearchResult, mate_in_moves)
 
 CHECK_INTERVAL = 128
@@ -101,13 +101,13 @@ class SearchParams:
     """... and from this many moves searched."""
     delta_margin: int = 200
     """Quiescence delta pruning margin (centipawns)."""
-    weights: str = "engine.weights"
-    """The module of evaluation weights the search evaluates with (its ``engine.evaluate.Evaluator``
+    weights: str = "pruner.engine.weights"
+    """The module of evaluation weights the search evaluates with (its ``pruner.engine.evaluate.Evaluator``
     is made with it): the engine's own, or, for a limited-strength search, the ones its calibration measured
-    (``engine.strength.CALIBRATED_SEARCH``) once the engine's own are re-tuned."""
+    (``pruner.engine.strength.CALIBRATED_SEARCH``) once the engine's own are re-tuned."""
 
     evalfile: str = ""
-    """The learned evaluation's net: "" the shipped one (``engine.nnue.DEFAULT_NET``), a path
+    """The learned evaluation's net: "" the shipped one (``pruner.engine.nnue.DEFAULT_NET``), a path
     another net file, ``classical`` none (the classical evaluation alone)."""
 
     @classmethod
@@ -185,7 +185,7 @@ class SearchRun:
         self.evaluate = evaluator.evaluate_position
         """The evaluation of ``pos`` (``Evaluator.evaluate_position``), bound once per search."""
         self.pos = pos
-        """The search's own board (``engine.board.Position``, set up with the evaluator)."""
+        """The search's own board (``pruner.engine.board.Position``, set up with the evaluator)."""
         self.keys = keys
         """Zobrist keys of the positions since the last irreversible move, the root's last,
         then one per ply of the current line."""
@@ -198,7 +198,7 @@ class SearchRun:
         ponder move's legality. The tree moves on ``pos`` only."""
         self.stop = stop
         self.soft, self.hard = soft, hard
-        """Time limits in milliseconds (``engine.timeman.allocate``), None: none."""
+        """Time limits in milliseconds (``pruner.engine.timeman.allocate``), None: none."""
         self.node_limit = node_limit
         self.pondering = pondering
         self.ponderhit = ponderhit
@@ -785,7 +785,7 @@ class Searcher:
         best_move = 0
         searched = 0
         quiets_tried: List[int] = []
-        # The stages of engine.movepick.ordered_moves, inline (a generator per node cost more):
+        # The stages of pruner.engine.movepick.ordered_moves, inline (a generator per node cost more):
         # 0 hash move, 1 good captures (losing ones put aside), 2 killers, 3 quiets by history,
         # 4 losing captures; each stage is generated when the one before is used up.
         stage = 0

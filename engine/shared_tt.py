@@ -1,6 +1,6 @@
 """Transposition table in shared memory, for Lazy SMP across processes (``engine/smp.py``).
 
-Same interface as ``engine.tt.TranspositionTable`` (``probe`` gives the same
+Same interface as ``pruner.engine.tt.TranspositionTable`` (``probe`` gives the same
 ``(key, move, score, depth, bound, age)`` tuple), so the searcher does not know which one it
 has. Each entry is two 64-bit words in a block of shared memory that every searcher process
 maps: ``key ^ data`` and ``data``. Processes write without locks; a reader recomputes
@@ -10,13 +10,13 @@ between two writers (one word from each) is detected and treated as a miss (Hyat
 
 The data word (49 bits, so both words stay non-negative 64-bit integers)::
 
-    bits  0-14  move code (``engine.attacks``: to square, from square, promotion piece type); 0 = none
-    bits 15-30  score, signed 16 bits (mate scores relative to the node, as in engine.tt)
+    bits  0-14  move code (``pruner.engine.attacks``: to square, from square, promotion piece type); 0 = none
+    bits 15-30  score, signed 16 bits (mate scores relative to the node, as in pruner.engine.tt)
     bits 31-38  depth, 0..255
     bits 39-40  bound (EXACT, LOWER, UPPER)
     bits 41-48  age of the search that stored it
 
-Keys are the search's own 63-bit Zobrist keys (``engine.makemove``). The age is one shared
+Keys are the search's own 63-bit Zobrist keys (``pruner.engine.makemove``). The age is one shared
 counter in the block's first word: the table that created the block (the leader) advances
 it, views attached in other processes (followers) read it, so every process stores with the
 same age.
@@ -26,7 +26,7 @@ import ctypes
 import multiprocessing
 from typing import Any, Optional
 
-from engine.tt import Entry
+from pruner.engine.tt import Entry
 
 ENTRY_BYTES = 16
 """Two 64-bit words per entry: the table holds exactly ``Hash`` MB / 16 entries (minus the

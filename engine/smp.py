@@ -32,11 +32,11 @@ from typing import Any, Callable, List, Optional
 
 import chess
 
-from engine.search import Searcher, SearchParams
-from engine.shared_tt import SharedTranspositionTable
-from engine.tablebase import Tablebases
-from engine.tt import TranspositionTable
-from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
+from pruner.engine.search import Searcher, SearchParams
+from pruner.engine.shared_tt import SharedTranspositionTable
+from pruner.engine.tablebase import Tablebases
+from pruner.engine.tt import TranspositionTable
+from pruner.engine.types import Limits, SearchInfo, SearchProgress, SearchResult
 
 STOPPED = 0
 """Control word: number of the last search the main searcher ended."""

@@ -50,7 +50,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Tuple
 
-from engine.types import MATE_BOUND, Limits, SearchInfo
+from pruner.engine.types import MATE_BOUND, Limits, SearchInfo
 
 
 @dataclass(frozen=True)
@@ -101,14 +101,14 @@ class StrengthModel:
 MODEL = StrengthModel()
 """The model ``UCI_Elo`` uses."""
 
-CALIBRATED_SEARCH = "weights=engine.weights evalfile=classical"
+CALIBRATED_SEARCH = "weights=pruner.engine.weights evalfile=classical"
 """The search every ``CALIBRATION`` point was measured with, as ``SearchParams.parse`` reads
 it: the engine's search (the techniques tried since the calibration were all off by default
 and have left the code, docs/strength.md; a technique adopted later is switched off here by
 its parameter, or the levels are re-calibrated), the evaluation weights it played with
 (``weights``: when engine/weights.py is re-tuned, the measured numbers move to a module of
 their own, say engine/weights_calibrated.py, named here, and a limited search evaluates with
-them: the searcher makes its ``engine.evaluate.Evaluator`` with them), and the classical
+them: the searcher makes its ``pruner.engine.evaluate.Evaluator`` with them), and the classical
 evaluation alone (``evalfile``: the
 levels were measured before the learned evaluation, which keeps them honest without
 re-calibrating; issue 47)."""
@@ -121,10 +121,10 @@ _calibrated_params: list = []
 
 
 def calibrated_params():
-    """``CALIBRATED_SEARCH`` as ``engine.search.SearchParams`` (made once; imported late, so
+    """``CALIBRATED_SEARCH`` as ``pruner.engine.search.SearchParams`` (made once; imported late, so
     that the search modules still load at the first ``go``, not at ``uci``)."""
     if not _calibrated_params:
-        from engine.search import SearchParams
+        from pruner.engine.search import SearchParams
         _calibrated_params.append(SearchParams.parse(CALIBRATED_SEARCH))
     return _calibrated_params[0]
 

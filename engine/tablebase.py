@@ -14,7 +14,7 @@ within the fifty-move rule whatever the engine knows of the game's history (told
 it cannot see repetitions). Draws rank alike, losses by how long they last (the search
 chooses among equals).
 
-Table files are opened through ``engine.datafile``: only regular files (a FIFO or a device
+Table files are opened through ``pruner.engine.datafile``: only regular files (a FIFO or a device
 named like a table is never opened), each mapped once when the tables are loaded and kept
 mapped (python-chess would re-open a file by its path later). A table file that cannot be read
 (truncated, wrong size, not a Syzygy file, or garbage inside a valid header, which
@@ -29,8 +29,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import chess
 import chess.syzygy
 
-from engine.datafile import MappedFile, UnusableFile, regular_file
-from engine.types import TB_WIN
+from pruner.engine.datafile import MappedFile, UnusableFile, regular_file
+from pruner.engine.types import TB_WIN
 
 MAX_DTZ = 1 << 18
 """Rank of a certain win (Stockfish's ``MAX_DTZ``); ranks fall from it as the fifty-move
@@ -224,7 +224,7 @@ class Tablebases:
 
 
 class _MappedTable:
-    """Mixin for python-chess's tables: the file is mapped through ``engine.datafile`` (a
+    """Mixin for python-chess's tables: the file is mapped through ``pruner.engine.datafile`` (a
     regular file, opened without blocking) and checked for changes on disk before every probe.
     python-chess calls ``init_mmap`` at the start of each probe of the table."""
 

@@ -8,7 +8,7 @@ same; the UCI server holds ``bestmove`` back for the rest).
 
 from typing import Optional, Tuple
 
-from engine.types import Limits
+from pruner.engine.types import Limits
 
 DEFAULT_MOVES_TO_GO = 30
 """Moves assumed left in sudden death (no ``movestogo``)."""

@@ -1,7 +1,7 @@
 """Transposition table: a fixed-size list of entries indexed by Zobrist key.
 
 Entries are tuples ``(key, move, score, depth, bound, age)``: a tuple is the cheapest
-record to build and unpack in Python; ``move`` is a move code (``engine.attacks``), 0 for none. Mate scores are stored relative to the node (distance
+record to build and unpack in Python; ``move`` is a move code (``pruner.engine.attacks``), 0 for none. Mate scores are stored relative to the node (distance
 to mate from there) and converted back on probe, so a transposition reached at another ply
 reports the right distance.
 """
@@ -10,8 +10,8 @@ import gc
 import platform
 from typing import Optional, Tuple
 
-from engine.zobrist import FIFTY_KEYS
-from engine.types import TB_BOUND
+from pruner.engine.zobrist import FIFTY_KEYS
+from pruner.engine.types import TB_BOUND
 
 EXACT, LOWER, UPPER = 0, 1, 2
 """Bound types of a stored score."""

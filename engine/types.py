@@ -35,7 +35,7 @@ TB_SHOWN = 20000
 and later show them): far above any evaluation, clearly not a mate."""
 
 EVAL_LIMIT = 10000
-"""No static evaluation is larger (``engine.evaluate`` clamps it): whatever a net's weights say,
+"""No static evaluation is larger (``pruner.engine.evaluate`` clamps it): whatever a net's weights say,
 an evaluation stays far below the tablebase (``TB_BOUND``) and mate (``MATE_BOUND``) scores."""
 
 DRAW = 0

@@ -17,7 +17,7 @@ from typing import Sequence, Tuple
 
 import chess
 
-from engine.types import TB_BOUND
+from pruner.engine.types import TB_BOUND
 
 # The fit: 182 self-play games at 10,000 nodes a move, 16,613 positions (docs/wdl.md); degree 1
 # chosen by cross-validation over games (degrees 2 and 3 predicted no better).
@@ -90,7 +90,7 @@ def wdl(cp: int, material_count: int) -> Tuple[int, int, int]:
 
 
 def wdl_of_score(score: int, material_count: int) -> Tuple[int, int, int]:
-    """``wdl`` of a search score (``engine.types`` encoding): a mate or a tablebase win for the
+    """``wdl`` of a search score (``pruner.engine.types`` encoding): a mate or a tablebase win for the
     side to move is 1000/0/0, a mate or a tablebase loss 0/0/1000, a centipawn score the model."""
     if score >= TB_BOUND:  # tablebase wins, and mates (MATE_BOUND is above TB_BOUND)
         return 1000, 0, 0

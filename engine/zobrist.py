@@ -3,7 +3,7 @@
 Keys are our own (seeded random numbers): deterministic across processes and interpreters,
 unlike ``hash(board._transposition_key())`` before Python 3.12. The en-passant file is hashed
 only when a pawn of the side to move could capture (as in Polyglot), so transpositions that
-differ only by an unusable en-passant square share a key. ``engine.makemove`` keeps a
+differ only by an unusable en-passant square share a key. ``pruner.engine.makemove`` keeps a
 position's key up to date move by move; ``full_key`` computes it from a python-chess board.
 """
 
@@ -11,7 +11,7 @@ import random
 
 import chess
 
-from engine.attacks import SQUARES, msb, signed
+from pruner.engine.attacks import SQUARES, msb, signed
 
 _rng = random.Random(0x5EED_C0DE)
 PIECE_KEYS = [[[_rng.getrandbits(63) for _ in range(64)] for _ in range(2)] for _ in range(7)]
@@ -24,7 +24,7 @@ TURN_KEY = _rng.getrandbits(63)
 """XORed in when White is to move."""
 FIFTY_KEYS = [_rng.getrandbits(63) for _ in range(12)]
 """Transposition-table keys only: one per band of 8 half-moves of the fifty-move counter from
-14 on (``engine.tt.tt_key``), so a result is not re-used where the counter changes it."""
+14 on (``pruner.engine.tt.tt_key``), so a result is not re-used where the counter changes it."""
 
 
 def ep_key(board: chess.Board) -> int:

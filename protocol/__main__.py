@@ -1,4 +1,4 @@
-"""Command line: ``pruner`` / ``python -m protocol``, one table of subcommands.
+"""Command line: ``pruner`` / ``python -m pruner``, one table of subcommands.
 
     pruner                 the UCI engine on stdin/stdout (also ``pruner uci``)
     pruner bench [depth]   fixed-depth bench: per-position nodes, then the totals
@@ -18,9 +18,9 @@ import shlex
 import sys
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
-import engine
-from protocol import interpreter
-from protocol.arguments import ArgumentParser, is_option, nearest
+from pruner import engine
+from pruner import interpreter
+from pruner.arguments import ArgumentParser, is_option, nearest
 
 
 class Subcommand(NamedTuple):
@@ -64,10 +64,10 @@ def _analyse(module: object, argv: List[str]) -> int:
 
 
 SUBCOMMANDS: Dict[str, Subcommand] = {
-    "uci": Subcommand("speak UCI on stdin/stdout (the default)", "protocol.uci.loop", _serve),
-    "bench": Subcommand("search the bench positions to a fixed depth; print nodes and speed", "engine.bench",
+    "uci": Subcommand("speak UCI on stdin/stdout (the default)", "pruner.uci.loop", _serve),
+    "bench": Subcommand("search the bench positions to a fixed depth; print nodes and speed", "pruner.engine.bench",
                         _bench, _bench_parser),
-    "analyse": Subcommand("analyse positions or games (see `pruner analyse --help`)", "protocol.analyse.cli",
+    "analyse": Subcommand("analyse positions or games (see `pruner analyse --help`)", "pruner.analyse.cli",
                           _analyse, lambda module: module.build_parser()),  # type: ignore[attr-defined]
 }
 """Every subcommand of ``pruner``; without one, ``uci``. To add one: a row here and a module
@@ -76,7 +76,7 @@ with the function its ``run`` calls."""
 
 def _version() -> str:
     """``--version``: the version and the Python it runs on, then which evaluation runs."""
-    from engine.evaluate import describe_evaluation  # loads the net: only for --version
+    from pruner.engine.evaluate import describe_evaluation  # loads the net: only for --version
     return "Pruner %s (%s; %s)\n%s" % (engine.__version__, interpreter.running_on(), interpreter.reason(),
                                       describe_evaluation())
 
@@ -123,8 +123,9 @@ def restart_with_pypy_nursery() -> None:
     choice), it returns; so does a failed ``execv``, and the program runs on as it is."""
     if platform.python_implementation() != "PyPy" or os.name != "posix" or "PYPY_GC_NURSERY" in os.environ:
         return
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    code = "import sys; sys.path.insert(0, %r); from protocol.__main__ import main; sys.exit(main())" % root
+    # The same packages again, by their folders (an editable install has no pruner/ folder to
+    # put on the path), before the working directory's files.
+    code = interpreter.finder_code() + "from pruner.__main__ import main\nsys.exit(main())\n"
     os.environ["PYPY_GC_NURSERY"] = PYPY_NURSERY
     try:
         os.execv(sys.executable, [sys.executable, "-c", code] + sys.argv[1:])
@@ -162,7 +163,7 @@ def main(argv: Optional[List[str]] = None,
          interpreter_default: interpreter.Request = interpreter.COMMAND_DEFAULT) -> int:
     """Entry point of the ``pruner`` console script; returns the exit status.
     ``interpreter_default``: what to run on unless ``--interpreter``/``PRUNER_INTERPRETER`` say
-    (``auto`` for ``pruner``; ``python -m protocol`` stays where it was started)."""
+    (``auto`` for ``pruner``; ``python -m pruner`` stays where it was started)."""
     own_process = argv is None  # not a test calling main
     if own_process:  # PyPy's nursery first
         restart_with_pypy_nursery()
@@ -199,5 +200,5 @@ def main(argv: Optional[List[str]] = None,
     return subcommand.run(module, argv)
 
 
-if __name__ == "__main__":  # python -m protocol: the Python named runs it, unless told otherwise
+if __name__ == "__main__":  # python -m pruner: the Python named runs it, unless told otherwise
     sys.exit(main(interpreter_default=interpreter.MODULE_DEFAULT))

@@ -5,7 +5,7 @@ cluster is opened, so every command works without it, and ``--cluster`` without 
 with a message naming the extra.
 
     with open_cluster("local:2") as cluster:             # a LocalCluster of 2 worker processes
-        cluster.check_workers(("engine", "protocol"))    # same Pruner code everywhere, or ClusterError
+        cluster.check_workers(("pruner", "pruner.engine"))  # same Pruner code everywhere, or ClusterError
         future = cluster.client.submit(...)
 
 ``ADDRESS`` is a scheduler address (``tcp://host:8786``, ``host:8786``, ``tls://...``) or
@@ -27,7 +27,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Optional, Sequence, Tuple
 
-from protocol.extras import CLUSTER_HINT
+from pruner.extras import CLUSTER_HINT
 
 LOCAL_PREFIX = "local:"
 
@@ -74,12 +74,18 @@ _IDENTITY_CACHE: Dict[Tuple[str, ...], Dict[str, str]] = {}
 _IDENTITY_LOCK = threading.Lock()
 
 
+MAPPED = {"pruner": ("engine", "lab")}
+"""Subfolders a package's digest leaves out: packages pyproject maps from other folders
+(pruner.engine, pruner.lab), nested in a normal install's pruner/ but not in an editable
+install's protocol/; so both kinds of install hash the same files (name them to hash them)."""
+
+
 def _package_digest(name: str, digest: "hashlib._Hash") -> None:
     module = importlib.import_module(name)
     folder = os.path.dirname(os.path.abspath(module.__file__ or ""))
     files = []
-    for top, dirs, names in os.walk(folder):  # subpackages too (protocol/uci, protocol/analyse/...)
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
+    for top, dirs, names in os.walk(folder):  # subpackages too (pruner.uci, pruner.analyse...)
+        dirs[:] = [d for d in dirs if d != "__pycache__" and not (top == folder and d in MAPPED.get(name, ()))]
         files.extend(os.path.relpath(os.path.join(top, n), folder) for n in names if n.endswith(".py"))
     for entry in sorted(f.replace(os.sep, "/") for f in files):
         digest.update(("%s/%s\0" % (name, entry)).encode())
@@ -98,7 +104,7 @@ def code_identity(packages: Sequence[str]) -> Dict[str, str]:
         if cached is not None:
             return cached
         import chess
-        import engine
+        from pruner import engine
         digest = hashlib.sha256()
         for name in packages:
             _package_digest(name, digest)

@@ -10,16 +10,19 @@ normal install, replaces itself by PyPy when a ``pypy3`` is installed:
   ``pruner bench``, ``--version``) when ``pypy3`` on the PATH is PyPy 3.9 or newer; ``pruner
   analyse`` stays on CPython (its extras, matplotlib, Dask and zstandard, are CPython packages).
 * ``pypy`` (or a path): PyPy for every command; ``cpython``: no switch.
-* ``python -m protocol`` runs on the Python that starts it unless asked otherwise, so a
+* ``python -m pruner`` runs on the Python that starts it unless asked otherwise, so a
   command that names its interpreter gets that one (the tests, ``scripts/match.py``, benches).
 
 How (``start``): a probe (``pypy3 -S -c ...``, standard input closed, so it cannot take what the
 GUI has already sent) checks that the command is PyPy 3.9 or newer; then ``os.execv`` puts PyPy
 in place of this process with a bootstrap (``bootstrap_code``): same process id, same standard
 streams (lines sent meanwhile wait in the pipe), signals reach PyPy directly; nothing relays.
-The bootstrap puts the folders holding this installation's ``protocol``, ``engine`` and
-python-chess on PyPy's path, after PyPy's standard library and before its own site-packages, so
-PyPy runs the very files CPython would have run (all pure Python). If they do not import there,
+The bootstrap puts the folder holding this installation's python-chess on PyPy's path, after
+PyPy's standard library and before its own site-packages, and maps ``pruner``, ``pruner.engine``
+to this installation's folders with a finder first on ``sys.meta_path``: an
+editable install has no ``pruner/`` folder (pyproject's package-dir maps protocol/ and engine/), so a path entry alone would not find it; a normal install's finder points into
+site-packages/pruner/. So PyPy runs the very files CPython would have run (all pure Python), and
+a ``pruner.py`` in the working directory shadows nothing. If they do not import there,
 the bootstrap executes CPython again, and Pruner runs on CPython and says why (``describe``:
 ``pruner --version``, an ``info string`` after ``uci``; and one line on stderr).
 
@@ -33,7 +36,7 @@ import shutil
 import subprocess
 import sys
 from importlib.util import find_spec
-from typing import List, MutableMapping, NamedTuple, Optional, Tuple
+from typing import Dict, List, MutableMapping, NamedTuple, Optional, Tuple
 
 VARIABLE = "PRUNER_INTERPRETER"
 """The environment variable that chooses (``--interpreter`` on the command line wins)."""
@@ -57,8 +60,30 @@ NURSERY = "4M"
 
 _PROBE = "import sys; v = sys.version_info; print(sys.implementation.name, v[0], v[1], v[2])"
 
-_BOOTSTRAP = '''\
+_FINDER = '''\
 import os, sys
+import importlib.util
+
+
+class _PrunerFinder(object):
+    def __init__(self, folders):
+        self.folders = folders
+
+    def find_spec(self, name, path=None, target=None):
+        folder = self.folders.get(name)
+        if folder is None:
+            return None
+        return importlib.util.spec_from_file_location(name, os.path.join(folder, "__init__.py"),
+                                                      submodule_search_locations=[folder])
+
+
+sys.meta_path.insert(0, _PrunerFinder(%(packages)r))
+'''
+"""The start of every program that runs Pruner in a new process: this installation's packages
+by their folders (``package_locations``), found before any path entry."""
+
+_BOOTSTRAP = '''\
+%(finder)s
 try:
     if sys.version_info[:2] < %(minimum)r:
         raise RuntimeError("Python %%d.%%d is older than %%d.%%d" %% (tuple(sys.version_info[:2]) + %(minimum)r))
@@ -71,7 +96,7 @@ try:
             break
     sys.path[index:index] = %(folders)r
     import chess
-    from protocol.__main__ import main
+    from pruner.__main__ import main
 except Exception as exc:
     os.environ[%(handover)r] = %(fell_back)r + %(failed)r + " (%%s: %%s)" %% (type(exc).__name__, exc)
     sys.stderr.flush()
@@ -80,9 +105,9 @@ sys.exit(main())
 '''
 """What PyPy runs (``-c``): plain syntax, so that even an old PyPy gets as far as the fallback."""
 
-_CPYTHON = "import sys; sys.path[0] = %r; from protocol.__main__ import main; sys.exit(main())"
-"""What CPython runs when PyPy could not: this installation first on the path (not the working
-directory's ``protocol``)."""
+_CPYTHON = "%s\nsys.path[0] = %r\nfrom pruner.__main__ import main\nsys.exit(main())"
+"""What CPython runs when PyPy could not: this installation's packages (the finder) and
+python-chess first (not the working directory's)."""
 
 _reason = "started on %s" % platform.python_implementation()
 """Why this process runs on its interpreter: set once by ``start`` (a fact of the process, as
@@ -124,8 +149,8 @@ def split_flag(argv: List[str]) -> Tuple[Optional[str], List[str]]:
 
 COMMAND_DEFAULT = Request(AUTO, None, AUTO)
 """What ``pruner`` does unless told: ``auto``."""
-MODULE_DEFAULT = Request(CPYTHON, None, "python -m protocol")
-"""What ``python -m protocol`` does unless told: stay on the Python named."""
+MODULE_DEFAULT = Request(CPYTHON, None, "python -m pruner")
+"""What ``python -m pruner`` does unless told: stay on the Python named."""
 
 
 def requested(flag: Optional[str], environ: MutableMapping[str, str], default: Request) -> Tuple[Request, str]:
@@ -165,11 +190,38 @@ def probe(executable: str) -> Tuple[Optional[str], str]:
     return version, ""
 
 
+PACKAGES = ("pruner", "pruner.engine")
+"""The packages the bootstrap maps: ``pruner`` and the engine, which pyproject maps from another
+folder (the lab's pruner.lab is not for the engine's process: it stays unmapped there)."""
+
+
+def package_locations() -> Dict[str, str]:
+    """This installation's packages -> their folders (``PACKAGES``): an editable install's
+    are folders of the checkout, a normal install's nest in site-packages/pruner/."""
+    locations: Dict[str, str] = {}
+    for name in PACKAGES:
+        module = sys.modules.get(name)  # imported already: no search (pruner.lab is not, usually)
+        path = list(getattr(module, "__path__", None) or []) if module is not None else []
+        if not path:
+            spec = find_spec(name)
+            path = list(spec.submodule_search_locations or []) if spec is not None else []
+        if not path:
+            raise LookupError("%s is not an importable package here" % name)
+        locations[name] = os.path.abspath(path[0])
+    return locations
+
+
+def finder_code(packages: Optional[Dict[str, str]] = None) -> str:
+    """Python source that maps the ``pruner`` packages to ``packages`` (default: this
+    installation's) in the process that runs it (``_FINDER``)."""
+    return _FINDER % {"packages": package_locations() if packages is None else dict(packages)}
+
+
 def package_folders() -> List[str]:
-    """The folders holding this installation's ``protocol`` and ``engine`` and its python-chess:
-    what PyPy needs on its path (an installed copy, a checkout, an editable install)."""
+    """The folder holding this installation's python-chess: what PyPy needs on its path (the
+    ``pruner`` packages come by their own finder, ``package_locations``)."""
     folders: List[str] = []
-    for name in ("protocol", "engine", "chess"):
+    for name in ("chess",):
         spec = find_spec(name)
         locations = list(spec.submodule_search_locations or []) if spec is not None else []
         if not locations:
@@ -180,12 +232,15 @@ def package_folders() -> List[str]:
     return folders
 
 
-def bootstrap_code(folders: List[str], cpython: str, failed: str) -> str:
-    """The ``-c`` program PyPy runs: ``folders`` on its path, then ``protocol``'s main; if they
-    do not import, ``cpython`` again, told ``failed`` and the error."""
+def bootstrap_code(folders: List[str], cpython: str, failed: str,
+                   packages: Optional[Dict[str, str]] = None) -> str:
+    """The ``-c`` program PyPy runs: ``folders`` on its path, the ``pruner`` packages mapped to
+    ``packages`` (default: this installation's), then ``pruner``'s main; if they do not import,
+    ``cpython`` again, told ``failed`` and the error."""
+    finder = finder_code(packages)
     return _BOOTSTRAP % {"minimum": MINIMUM, "folders": list(folders), "handover": HANDOVER,
-                         "fell_back": FELL_BACK, "failed": failed,
-                         "cpython": cpython, "cpython_code": _CPYTHON % folders[0]}
+                         "fell_back": FELL_BACK, "failed": failed, "finder": finder,
+                         "cpython": cpython, "cpython_code": _CPYTHON % (finder, folders[0])}
 
 
 def _find(request: Request, environ: MutableMapping[str, str]) -> Tuple[Optional[str], str]:
@@ -244,6 +299,7 @@ def start(flag: Optional[str], argv: List[str], moves: bool, default: Request = 
         return
     try:
         folders = package_folders()
+        package_locations()  # a LookupError here, not inside bootstrap_code
     except LookupError as exc:
         _settle("%s: %s" % (label, exc), "pruner: %s: %s; running on %s" % (label, exc, implementation))
         return

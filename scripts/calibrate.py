@@ -23,7 +23,7 @@
   ``UCI_Elo`` down from the calibrated points.
 * ``fit``: the points of the given folders (chains anchored at the measured Elo of their top
   level, else the fit through the Stockfish points there), the fit of
-  ``engine.strength.Calibration`` (local weighted lines), a table per point, the ``UCI_Elo`` range and the text of a
+  ``pruner.engine.strength.Calibration`` (local weighted lines), a table per point, the ``UCI_Elo`` range and the text of a
   new ``CALIBRATION`` tuple (``--write``: put it into engine/strength.py in place).
 * ``check``: the issue's acceptance test: per setting, does Pruner at ``UCI_Elo`` X score
   50% ± 5% against the opponent at X (over at least ``--min-games``)? With ``--fitted``, the
@@ -65,25 +65,25 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from chess import STARTING_FEN
 
-from engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Z95, Calibration,
+from pruner.engine.strength import (LEVEL_VARIABLE, MODEL, UCI_ELO, Z95, Calibration,
                              CalibrationPoint)
-from protocol.arguments import ArgumentParser
+from pruner.arguments import ArgumentParser
 
-import matchlib
-from matchlib.args import checked, game_pairs, positive_int, time_control
-from matchlib.engines import STOCKFISH_PATHS, find_stockfish, parse_engine_spec
-from matchlib.jsonout import tally_fields
-from matchlib.stats import trinomial_elo
-from matchlib.openings import load_openings, pair_order
-from matchlib.resume import FAULT_TERMINATIONS, RESULTS, pgn_games
-from matchlib.tally import Tally
+from pruner.lab import matchlib
+from pruner.lab.matchlib.args import checked, game_pairs, positive_int, time_control
+from pruner.lab.matchlib.engines import STOCKFISH_PATHS, find_stockfish, parse_engine_spec
+from pruner.lab.matchlib.jsonout import tally_fields
+from pruner.lab.matchlib.stats import trinomial_elo
+from pruner.lab.matchlib.openings import load_openings, pair_order
+from pruner.lab.matchlib.resume import FAULT_TERMINATIONS, RESULTS, pgn_games
+from pruner.lab.matchlib.tally import Tally
 
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = matchlib.ROOT
 MATCH = os.path.join(SCRIPTS, "match.py")
 STRENGTH = os.path.join(ROOT, "engine", "strength.py")
 DEFAULT_BOOK = os.path.join(SCRIPTS, "books", "noob_3moves_5000.epd")
-DEFAULT_ENGINE = "python3 -m protocol"
+DEFAULT_ENGINE = "python3 -m pruner"
 TOLERANCE = 0.05
 """The acceptance test: a score of 50% ± 5%."""
 TUPLE_START = re.compile(r"^CALIBRATION: Tuple\[CalibrationPoint, \.\.\.\] = \(\n.*?^\)\n", re.M | re.S)
@@ -872,5 +872,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

@@ -16,7 +16,7 @@ from typing import List
 
 import chess
 
-from protocol.arguments import ArgumentParser
+from pruner.arguments import ArgumentParser
 
 
 def line_problems(fen: str, moves_uci: List[str], moves_san: List[str]) -> List[str]:
@@ -77,5 +77,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

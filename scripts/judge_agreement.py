@@ -55,9 +55,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import chess
 
-import matchlib
-from protocol.analyse.review.model import JUDGEMENTS, GameReview, PlyView
-from protocol.arguments import ArgumentParser
+from pruner.lab import matchlib
+from pruner.analyse.review.model import JUDGEMENTS, GameReview, PlyView
+from pruner.arguments import ArgumentParser
 
 CLASSES = ("none",) + JUDGEMENTS
 """Judgement classes of a judged move, mildest first."""
@@ -322,7 +322,7 @@ def run_budget(budget: str, pgn: str, games: int, out: str, log=sys.stderr) -> T
     if os.path.exists(records) and os.path.exists(times_path):
         with open(times_path, encoding="utf-8") as handle:
             return records, json.load(handle)
-    argv = [sys.executable, "-m", "protocol", "analyse"] + shlex.split(budget) + [
+    argv = [sys.executable, "-m", "pruner", "analyse"] + shlex.split(budget) + [
         "--games", str(games), "--jobs", "1", "-q", "-o", records + ".tmp", os.path.abspath(pgn)]
     log.write("judge_agreement: %s\n" % " ".join(shlex.quote(word) for word in argv))
     log.flush()

@@ -2,9 +2,9 @@
 """Protocol latencies of a UCI engine: process start to ``uciok`` and to the first ``readyok``,
 and ``stop`` to ``bestmove``.
 
-    python scripts/latency.py                        # Pruner from this checkout (python -m protocol)
-    python scripts/latency.py --engine "pypy3 -m protocol" --runs 20
-    python scripts/latency.py --engine "python -m protocol --interpreter auto"   # as `pruner` starts
+    python scripts/latency.py                        # Pruner from this checkout (python -m pruner)
+    python scripts/latency.py --engine "pypy3 -m pruner" --runs 20
+    python scripts/latency.py --engine "python -m pruner --interpreter auto"   # as `pruner` starts
 
 Start-up: a fresh process per run, timed from just before it is started to the ``uciok``
 line, and to the ``readyok`` of an ``isready`` sent at ``uciok`` (what a GUI waits for before
@@ -22,7 +22,7 @@ import sys
 import time
 from typing import List, Optional, Tuple
 
-from protocol.arguments import ArgumentParser
+from pruner.arguments import ArgumentParser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -91,8 +91,8 @@ def stop_latencies_ms(command: List[str], runs: int) -> List[float]:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``latency.py``: measure and print the medians and the worst times."""
     parser = ArgumentParser(prog="latency.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable), metavar="CMD",
-                        help="engine command, run in the repository root (default: this Python -m protocol)")
+    parser.add_argument("--engine", default="%s -m pruner" % shlex.quote(sys.executable), metavar="CMD",
+                        help="engine command, run in the repository root (default: this Python -m pruner)")
     parser.add_argument("--runs", type=int, default=10, metavar="N", help="runs of each measurement (default: 10)")
     args = parser.parse_args(argv)
     command = shlex.split(args.engine)
@@ -108,5 +108,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

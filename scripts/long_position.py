@@ -4,7 +4,7 @@ it and answer a ``go`` after it (issue 51, item 4).
 
     python scripts/long_position.py --plies 820000 --print > long.uci     # the input, for /usr/bin/time -v
     python scripts/long_position.py --plies 820000                        # Pruner from this checkout
-    python scripts/long_position.py --plies 820000 --engine "pypy3 -m protocol"
+    python scripts/long_position.py --plies 820000 --engine "pypy3 -m pruner"
 
 The line: both knights shuffle out and back (g1f3 g8f6 f3g1 f6g8), and every so often each
 side plays a pawn move or a pawn capture, as long as some are left, so the history holds
@@ -28,7 +28,7 @@ from typing import List, Optional
 
 import chess
 
-from protocol.arguments import ArgumentParser
+from pruner.arguments import ArgumentParser
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -133,8 +133,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--plies", type=int, default=820000, help="moves in the line (default 820000)")
     parser.add_argument("--print", action="store_true", dest="print_only",
                         help="write the input (uci, the line, go; its end ends the engine) to stdout instead of measuring")
-    parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable),
-                        help="engine command (default: this Python, -m protocol)")
+    parser.add_argument("--engine", default="%s -m pruner" % shlex.quote(sys.executable),
+                        help="engine command (default: this Python, -m pruner)")
     parser.add_argument("--go", default="wtime 1000", help="arguments of the go command (default: wtime 1000)")
     args = parser.parse_args(argv)
     line = position_line(args.plies)

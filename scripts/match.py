@@ -18,26 +18,26 @@ from typing import List, Optional
 
 import chess
 
-from engine.cpus import usable_cpus
-from protocol.arguments import ArgumentParser
-from protocol.output_files import EXIT_BUSY, OutputBusy, locked, same_file_problem
+from pruner.engine.cpus import usable_cpus
+from pruner.arguments import ArgumentParser
+from pruner.output_files import EXIT_BUSY, OutputBusy, locked, same_file_problem
 
-from matchlib.adjudication import AdjudicationRules
-from matchlib.args import checked, game_pairs, positive_int, positive_ms, time_control
-from matchlib.cluster import ClusterMatch, cluster_address
-from matchlib import jsonout
-from matchlib.engines import EngineSpec, parse_engine_spec, this_pruner
-from matchlib.fastchess import DEFAULT_EVERY as DEFAULT_REPORT_EVERY
-from matchlib.game import GameSettings
-from matchlib.openings import Opening, load_openings, pair_order
-from matchlib.plot import DEFAULT_EVERY, MatchPlot, check_path
-from matchlib.resume import resume
-from matchlib.runner import (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_START,
+from pruner.lab.matchlib.adjudication import AdjudicationRules
+from pruner.lab.matchlib.args import checked, game_pairs, positive_int, positive_ms, time_control
+from pruner.lab.matchlib.cluster import ClusterMatch, cluster_address
+from pruner.lab.matchlib import jsonout
+from pruner.lab.matchlib.engines import EngineSpec, parse_engine_spec, this_pruner
+from pruner.lab.matchlib.fastchess import DEFAULT_EVERY as DEFAULT_REPORT_EVERY
+from pruner.lab.matchlib.game import GameSettings
+from pruner.lab.matchlib.openings import Opening, load_openings, pair_order
+from pruner.lab.matchlib.plot import DEFAULT_EVERY, MatchPlot, check_path
+from pruner.lab.matchlib.resume import resume
+from pruner.lab.matchlib.runner import (EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED, EXIT_START,
                              Match, MatchConfig)
-from matchlib.cluster import EXIT_UNAVAILABLE
-from matchlib.cli import EXIT_OUTPUT
-from matchlib.stats import MODELS, Sprt
-from matchlib.timecontrol import TimeControl
+from pruner.lab.matchlib.cluster import EXIT_UNAVAILABLE
+from pruner.lab.matchlib.cli import EXIT_OUTPUT
+from pruner.lab.matchlib.stats import MODELS, Sprt
+from pruner.lab.matchlib.timecontrol import TimeControl
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 """The signals that stop a match as Ctrl-C does (Windows has no SIGHUP)."""
@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "reversed; results, Elo and SPRT are from engine 1's point of view (the first --engine, "
                     "the engine under test). The last line of output is the final result.",
         epilog="Engine commands: leading words cwd=DIR, name=NAME and VAR=value (environment) are taken by "
-               "the runner, the rest is the command, e.g. --engine \"cwd=/tmp/base python -m protocol\". "
+               "the runner, the rest is the command, e.g. --engine \"cwd=/tmp/base python -m pruner\". "
                "Exit status: %d done (with --sprt: H1 accepted), %d H0 accepted, %d SPRT inconclusive "
                "(the games ran out), %d an engine could not be started (or a usage error), %d the --cluster "
                "cannot be used, %d an output could not be written, %d another match is writing an output, %d "
@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     engines = parser.add_argument_group("engines")
     engines.add_argument("--engine", action="append", metavar="CMD", required=True,
                          help="engine command; give it twice for engine 1 and engine 2, once to play against "
-                              "Pruner from this checkout (this Python -m protocol, on PyPy when installed, as "
+                              "Pruner from this checkout (this Python -m pruner, on PyPy when installed, as "
                               "`pruner` runs)")
     engines.add_argument("--name1", help="name of engine 1 in output and PGN (default: its 'id name')")
     engines.add_argument("--name2", help="name of engine 2")
@@ -324,5 +324,5 @@ def _play(args: argparse.Namespace, parser: argparse.ArgumentParser, spec1: Engi
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

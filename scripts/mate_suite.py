@@ -19,8 +19,8 @@ from typing import List, Optional
 import chess
 import chess.engine
 
-from engine.epd import read_epd_file
-from protocol.arguments import ArgumentParser
+from pruner.engine.epd import read_epd_file
+from pruner.arguments import ArgumentParser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -55,5 +55,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

@@ -3,7 +3,7 @@
 
     python scripts/memwatch.py --seconds 600                # go infinite for 10 minutes
     python scripts/memwatch.py --games 100 --nodes 300      # 100 short games in one process
-    python scripts/memwatch.py --engine "pypy3 -m protocol" --hash 64 --seconds 120
+    python scripts/memwatch.py --engine "pypy3 -m pruner" --hash 64 --seconds 120
 
 ``--seconds`` mode: ``go infinite`` from a middlegame position, one sample every
 ``--interval`` seconds, then ``stop``. ``--games`` mode: self-play games through one engine
@@ -24,7 +24,7 @@ from typing import List, Optional, Tuple
 
 import chess
 
-from protocol.arguments import ArgumentParser
+from pruner.arguments import ArgumentParser
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POSITION = "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 w - - 0 7"
@@ -192,8 +192,8 @@ def second_half_growth(samples: List[Tuple[float, int]]) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``memwatch.py``: sample the engine's memory and print the summary line; 0 when within budget."""
     parser = ArgumentParser(prog="memwatch.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable),
-                        help="engine command, run from the repository root (default: this Python -m protocol)")
+    parser.add_argument("--engine", default="%s -m pruner" % shlex.quote(sys.executable),
+                        help="engine command, run from the repository root (default: this Python -m pruner)")
     parser.add_argument("--hash", type=int, default=16, metavar="MB", help="Hash option (default 16)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="another UCI option")
     parser.add_argument("--seconds", type=float, default=120.0, help="go infinite for this long (default 120)")
@@ -256,5 +256,5 @@ def engine_label(command: str) -> str:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

@@ -9,7 +9,7 @@
 Run ``gen`` under PyPy for speed (Pruner plays the games; Stockfish labels them).
 docs/nnue.md says how the shipped net was made. ``gen``, ``games`` and ``relabel`` append to
 their ``--out`` directory and lock it for the run: a second run on it is refused at once with
-status 75 (``protocol.output_files.locked``).
+status 75 (``pruner.output_files.locked``).
 """
 
 import argparse
@@ -37,7 +37,7 @@ def _appending(run):
     """``run(options)`` with its ``--out`` directory locked (made first: its folder holds the
     lock): a second run appending to it would splice its lines into this one's shards."""
     def locked_run(options) -> int:
-        from protocol.output_files import EXIT_BUSY, OutputBusy, locked
+        from pruner.output_files import EXIT_BUSY, OutputBusy, locked
         os.makedirs(options.out, exist_ok=True)
         try:
             with locked([("--out", options.out)]):
@@ -49,13 +49,13 @@ def _appending(run):
 
 
 def _gen_worker(args) -> None:
-    from nnuelib.datagen import run_worker
+    from pruner.lab.nnuelib.datagen import run_worker
     directory, settings, worker, book, stockfish, games = args
     run_worker(directory, settings, worker, book, stockfish, games, report=sys.stderr)
 
 
 def cmd_gen(options) -> int:
-    from nnuelib.datagen import Settings, SettingsMismatch, prepare_run
+    from pruner.lab.nnuelib.datagen import Settings, SettingsMismatch, prepare_run
     settings = Settings(seed=options.seed, nodes=options.nodes, teacher=options.teacher, jobs=options.jobs,
                         book=os.path.basename(options.book), children=options.children)
     try:
@@ -75,14 +75,14 @@ def cmd_gen(options) -> int:
 
 
 def _relabel_worker(args) -> int:
-    from nnuelib.datagen import relabel_shard
+    from pruner.lab.nnuelib.datagen import relabel_shard
     source, target, teacher, stockfish, limit = args
     return relabel_shard(source, target, teacher, stockfish, limit, report=sys.stderr)
 
 
 def cmd_relabel(options) -> int:
     import json
-    from nnuelib.dataset import shard_paths
+    from pruner.lab.nnuelib.dataset import shard_paths
     os.makedirs(options.out, exist_ok=True)
     with open(os.path.join(options.source, "meta.json")) as handle:
         meta = json.load(handle)
@@ -101,14 +101,14 @@ def cmd_relabel(options) -> int:
 
 
 def cmd_games(options) -> int:
-    from nnuelib.datagen import import_games
+    from pruner.lab.nnuelib.datagen import import_games
     made = import_games(options.pgn, options.out, options.teacher, options.stockfish, report=sys.stderr)
     print("%d positions from %s" % (made, ", ".join(options.pgn)))
     return 0
 
 
 def cmd_stats(options) -> int:
-    from nnuelib.dataset import run_stats
+    from pruner.lab.nnuelib.dataset import run_stats
     directory = getattr(options, "out", None) or options.directory
     for line in run_stats(directory):
         print(line)
@@ -116,7 +116,7 @@ def cmd_stats(options) -> int:
 
 
 def cmd_prepare(options) -> int:
-    from nnuelib import train
+    from pruner.lab.nnuelib import train
     prepared = train.prepare(options.directories, mirror=not options.no_mirror,
                              progress=lambda line: print(line, file=sys.stderr))
     prepared.save(options.output)
@@ -125,7 +125,7 @@ def cmd_prepare(options) -> int:
 
 
 def cmd_train(options) -> int:
-    from nnuelib import train
+    from pruner.lab.nnuelib import train
     settings = train.TrainSettings(hidden=options.hidden, epochs=options.epochs, batch=options.batch, lr=options.lr,
                                    lam=options.lam, residual=not options.replace, seed=options.seed,
                                    weight_decay=options.weight_decay, holdout=options.holdout)
@@ -208,6 +208,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib.cli import warn_if_other_engine
+    from pruner.lab.matchlib.cli import warn_if_other_engine
     warn_if_other_engine("nnue.py")  # the games and the trainer's features are the imported engine's
     sys.exit(main())

@@ -38,12 +38,12 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import chess
 import chess.pgn
 
-from protocol.analyse.sources import decompressed, from_name
-from protocol.arguments import ArgumentParser
+from pruner.analyse.sources import decompressed, from_name
+from pruner.arguments import ArgumentParser
 
-import matchlib
-from matchlib.args import checked, positive_int
-from matchlib.engines import find_stockfish
+from pruner.lab import matchlib
+from pruner.lab.matchlib.args import checked, positive_int
+from pruner.lab.matchlib.engines import find_stockfish
 
 BINS = (0, 10, 25, 50, 100, 200, 400)
 """Lower edges of the loss bins (centipawns): 0-9, 10-24, ..., 400 and more."""
@@ -146,7 +146,7 @@ def analyse(paths: Sequence[str], engine: str, depth: int, jobs: int, output: st
     of each file when given) to ``output``."""
     with open(output + ".tmp", "w", encoding="utf-8") as out:
         for path in paths:
-            argv = [sys.executable, "-m", "protocol", "analyse", "--engine", engine, "--depth", str(depth),
+            argv = [sys.executable, "-m", "pruner", "analyse", "--engine", engine, "--depth", str(depth),
                     "--jobs", str(jobs), "--quiet", "--hash", "64"]
             argv += ["--games", str(limit)] if limit is not None else []
             print("analysing: %s" % " ".join(shlex.quote(word) for word in argv + [path]), file=sys.stderr, flush=True)
@@ -373,5 +373,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

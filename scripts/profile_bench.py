@@ -20,8 +20,8 @@ import sys
 import tempfile
 from collections import Counter
 
-from engine import bench
-from protocol.arguments import ArgumentParser
+from pruner.engine import bench
+from pruner.arguments import ArgumentParser
 
 
 def vmprof_profile(depth: int, top: int) -> int:
@@ -76,7 +76,7 @@ def short_name(name: str) -> str:
 
 
 def main(argv=None) -> int:
-    """Parse arguments, profile ``engine.bench.run`` and print the top functions."""
+    """Parse arguments, profile ``pruner.engine.bench.run`` and print the top functions."""
     parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depth", type=int, default=bench.DEFAULT_DEPTH, help="bench depth")
     parser.add_argument("--top", type=int, default=25, help="how many functions to list")
@@ -93,5 +93,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

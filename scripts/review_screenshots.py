@@ -23,7 +23,7 @@ import sys
 import tempfile
 from typing import Iterator, List, Optional, Tuple
 
-from protocol.arguments import ArgumentParser
+from pruner.arguments import ArgumentParser
 
 DESKTOP = (1280, 900)
 """A laptop's browser window, CSS pixels."""

@@ -4,7 +4,7 @@ tournament.
 
     python scripts/soak.py                                   # 1000 games at 1+0.01, then 1000 at 10+0.1
     python scripts/soak.py --games 40 --tc 1+0.01            # a short run
-    python scripts/soak.py --engine "pypy3 -m protocol" --games 200 --tc 1+0.01 --jobs 2
+    python scripts/soak.py --engine "pypy3 -m pruner" --games 200 --tc 1+0.01 --jobs 2
 
 Games are played by scripts/match.py's library (runner-side clocks, colour-reversed pairs from
 the opening book). Faults, per time control:
@@ -47,15 +47,15 @@ from typing import IO, Dict, List, Optional, Tuple
 import chess
 import chess.pgn
 
-from protocol.arguments import ArgumentParser
+from pruner.arguments import ArgumentParser
 
-from matchlib.args import checked, game_pairs, positive_int, time_control
-from matchlib.engines import EngineSpec, parse_option
-from matchlib.game import GameSettings
-from matchlib.openings import Opening, load_openings, pair_order
-from matchlib.runner import Match, MatchConfig
-from matchlib.tally import Tally
-from matchlib.timecontrol import TimeControl, parse_tc
+from pruner.lab.matchlib.args import checked, game_pairs, positive_int, time_control
+from pruner.lab.matchlib.engines import EngineSpec, parse_option
+from pruner.lab.matchlib.game import GameSettings
+from pruner.lab.matchlib.openings import Opening, load_openings, pair_order
+from pruner.lab.matchlib.runner import Match, MatchConfig
+from pruner.lab.matchlib.tally import Tally
+from pruner.lab.matchlib.timecontrol import TimeControl, parse_tc
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_BOOK = os.path.join(REPO, "scripts", "books", "noob_3moves_5000.epd")
@@ -264,7 +264,7 @@ def tally(lines: List[str]) -> List[Tuple[str, int]]:
 
 
 def interpreter_label(engine: str) -> str:
-    """The engine command as the summary names it: ``CPython 3.11.7 -m protocol`` for this interpreter."""
+    """The engine command as the summary names it: ``CPython 3.11.7 -m pruner`` for this interpreter."""
     words = shlex.split(engine)
     label = os.path.basename(words[0])
     if words[0] == sys.executable:
@@ -276,8 +276,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run ``soak.py``: play each time control, or add up summary lines with ``--tally``; the exit status."""
     parser = ArgumentParser(prog="soak.py", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--engine", default="%s -m protocol" % shlex.quote(sys.executable),
-                        help="engine command, run from the repository root (default: this Python -m protocol)")
+    parser.add_argument("--engine", default="%s -m pruner" % shlex.quote(sys.executable),
+                        help="engine command, run from the repository root (default: this Python -m pruner)")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="UCI option for both engines (repeatable), e.g. Hash=16")
     parser.add_argument("--tc", action=checked(time_control, append=True), metavar="BASE+INC",
@@ -346,5 +346,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

@@ -15,12 +15,12 @@ from typing import List, Optional, Tuple
 
 import chess.engine
 
-from engine.cpus import usable_cpus
-from protocol.arguments import ArgumentParser
+from pruner.engine.cpus import usable_cpus
+from pruner.arguments import ArgumentParser
 
-from matchlib.args import checked, positive_int, positive_ms, positive_seconds
-from matchlib.engines import EngineStartError, parse_engine_spec, this_pruner
-from matchlib.epdsuite import SolveResult, load_suite, run_suite
+from pruner.lab.matchlib.args import checked, positive_int, positive_ms, positive_seconds
+from pruner.lab.matchlib.engines import EngineStartError, parse_engine_spec, this_pruner
+from pruner.lab.matchlib.epdsuite import SolveResult, load_suite, run_suite
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -153,5 +153,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

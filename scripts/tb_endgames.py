@@ -24,10 +24,10 @@ from typing import List, Tuple
 import chess
 import chess.engine
 
-from protocol.arguments import ArgumentParser
+from pruner.arguments import ArgumentParser
 
-import matchlib
-from matchlib.engines import find_stockfish
+from pruner.lab import matchlib
+from pruner.lab.matchlib.engines import find_stockfish
 
 ROOT = matchlib.ROOT
 
@@ -113,8 +113,8 @@ def main(argv=None) -> int:
                         help="Syzygy directory for both engines (default: tests/data/syzygy)")
     parser.add_argument("--engine", help="the opponent's command (default: stockfish on PATH, else "
                         "/usr/games/stockfish)")
-    parser.add_argument("--pruner", default="%s -m protocol" % shlex.quote(sys.executable),
-                        help="Pruner's command (default: this Python's -m protocol, from the repository)")
+    parser.add_argument("--pruner", default="%s -m pruner" % shlex.quote(sys.executable),
+                        help="Pruner's command (default: this Python's -m pruner, from the repository)")
     parser.add_argument("--movetime", type=int, default=200, help="milliseconds per move (default: 200)")
     parser.add_argument("--max-plies", type=int, default=300, help="stop a game after this many plies")
     parser.add_argument("--only", default="", help="play only the positions whose name contains this text")
@@ -149,5 +149,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

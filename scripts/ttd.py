@@ -22,10 +22,10 @@ import time
 
 import chess
 
-from engine import bench
-from engine.smp import ParallelSearcher
-from engine.types import Limits
-from protocol.arguments import ArgumentParser
+from pruner.engine import bench
+from pruner.engine.smp import ParallelSearcher
+from pruner.engine.types import Limits
+from pruner.arguments import ArgumentParser
 
 
 def thread_counts(text: str):
@@ -105,5 +105,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

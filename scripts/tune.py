@@ -21,8 +21,8 @@ import sys
 import time
 from typing import List, Optional
 
-from engine.cpus import usable_cpus
-from protocol.arguments import ArgumentParser
+from pruner.engine.cpus import usable_cpus
+from pruner.arguments import ArgumentParser
 
 MATCH_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "match.py")
 
@@ -50,7 +50,7 @@ def run_match(argv: List[str]) -> int:
 
 
 def _gen(args: argparse.Namespace) -> int:
-    from tunelib import gen
+    from pruner.lab.tunelib import gen
     argv = gen.match_argv(args.output, args.games, args.nodes, args.engine, args.jobs, args.seed,
                           args.openings, args.dir, args.resume)
     print(gen.describe(argv), flush=True)
@@ -62,7 +62,7 @@ def _gen(args: argparse.Namespace) -> int:
 
 
 def _extract(args: argparse.Namespace) -> int:
-    from tunelib import extract
+    from pruner.lab.tunelib import extract
     start = time.monotonic()
     stats = extract.extract_files(args.pgn, args.output, skip_plies=args.skip_plies,
                                   max_ply=args.max_ply)
@@ -72,7 +72,7 @@ def _extract(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
-    from tunelib import fit
+    from pruner.lab.tunelib import fit
     start = time.monotonic()
     result = fit.fit_file(args.positions, iterations=args.iterations, seed=args.seed, step=args.step,
                           k=args.k, groups=args.groups, holdout=args.holdout, report=print, l2=args.l2,
@@ -84,7 +84,7 @@ def _fit(args: argparse.Namespace) -> int:
 
 
 def _write(args: argparse.Namespace) -> int:
-    from tunelib import writer
+    from pruner.lab.tunelib import writer
     return writer.main(args.tuned, args.output, args.diff)
 
 
@@ -97,8 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("-o", "--output", required=True, metavar="FILE.pgn", help="PGN file to write")
     gen.add_argument("--games", type=int, default=200, help="number of games (even)")
     gen.add_argument("--nodes", type=int, default=3000, help="nodes per move")
-    gen.add_argument("--engine", default="python3 -m protocol",
-                     help="engine command for both sides (e.g. a PyPy: '/path/pypy -m protocol')")
+    gen.add_argument("--engine", default="python3 -m pruner",
+                     help="engine command for both sides (e.g. a PyPy: '/path/pypy -m pruner')")
     gen.add_argument("--dir", metavar="DIR", help="working directory of the engines (a frozen checkout)")
     gen.add_argument("--jobs", type=int, default=usable_cpus(), help="games at a time")
     gen.add_argument("--seed", type=int, default=24, help="seed of the opening order")
@@ -161,5 +161,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

@@ -17,9 +17,9 @@ import time
 
 import chess
 
-from engine.search import Searcher
-from engine.types import Limits
-from protocol.arguments import ArgumentParser
+from pruner.engine.search import Searcher
+from pruner.engine.types import Limits
+from pruner.arguments import ArgumentParser
 
 
 def sample(searcher: Searcher, slice_seconds: float, stop: threading.Event, samples: list) -> None:
@@ -68,5 +68,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

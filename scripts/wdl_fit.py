@@ -8,11 +8,11 @@
 Reads PGN games Pruner played against itself (scripts/match.py writes each engine move's
 search score in its comment: ``+0.35/7 0.251s``, from the mover's side) and keeps, for every
 engine move that passes the filters, the position before the move: its score ``cp`` from the
-side to move, its material (``engine.wdl.material``) and the game's result from the side to
+side to move, its material (``pruner.engine.wdl.material``) and the game's result from the side to
 move. Games that ended by a fault (time forfeit, illegal move, crash: Termination other
 than ``normal`` or ``adjudication``), unfinished games (``*``) and exact repeats of an
 earlier game are left out. Moves without a score (book moves, other tools' PGN) are left out,
-or with ``--depth N`` searched again at that depth (``engine.analysis.Analyser``, one per
+or with ``--depth N`` searched again at that depth (``pruner.engine.analysis.Analyser``, one per
 game, in order).
 
 The model (Stockfish's): the side to move wins with ``1 / (1 + exp((a - cp) / b))`` and loses
@@ -38,10 +38,10 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import chess
 import chess.pgn
 
-from engine import wdl as model
-from protocol.arguments import ArgumentParser
+from pruner.engine import wdl as model
+from pruner.arguments import ArgumentParser
 
-from matchlib.pgnread import ended_on_the_board, parse_score
+from pruner.lab.matchlib.pgnread import ended_on_the_board, parse_score
 
 RESULT_POINTS = {"1-0": 1, "1/2-1/2": 0, "0-1": -1}
 
@@ -85,7 +85,7 @@ def read_samples(paths: Iterable[str], min_move: int = 9, max_cp: int = 1000, de
     seen = set()
     analyser = None
     if depth is not None:
-        from engine.analysis import Analyser
+        from pruner.engine.analysis import Analyser
         analyser = Analyser()
     for path in paths:
         opener = gzip.open if path.endswith(".gz") else open
@@ -436,5 +436,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    from matchlib import cli
+    from pruner.lab.matchlib import cli
     cli.run(main)

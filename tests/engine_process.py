@@ -11,7 +11,7 @@ WAIT = 20.0
 
 
 class EngineProcess:
-    """``python -m protocol`` on pipes; ``lines`` holds (arrival time, text) of each output line."""
+    """``python -m pruner`` on pipes; ``lines`` holds (arrival time, text) of each output line."""
 
     def __init__(self, command: List[str], cwd: str) -> None:
         self.process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

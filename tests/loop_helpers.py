@@ -8,11 +8,11 @@ from typing import Callable, List, Optional
 
 import chess
 
-from engine.search import Searcher
-from engine.types import SearchInfo, SearchResult
+from pruner.engine.search import Searcher
+from pruner.engine.types import SearchInfo, SearchResult
 from paths import SYZYGY
-from protocol.uci.loop import UciLoop
-from protocol.uci.output import Writer
+from pruner.uci.loop import UciLoop
+from pruner.uci.output import Writer
 
 
 WAIT = 10.0

@@ -4,7 +4,7 @@ at a copy, never touching engine/pruner.nnue."""
 
 import random
 
-from engine import nnue
+from pruner.engine import nnue
 
 
 def shipped_bytes() -> bytes:

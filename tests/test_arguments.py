@@ -9,9 +9,9 @@ import subprocess
 import pytest
 
 from paths import ROOT, SCRIPTS
-from protocol import __main__ as command_line
-from protocol.analyse import cli as analyse_cli
-from protocol.arguments import ArgumentParser, is_option, nearest, unknown_option_message
+from pruner import __main__ as command_line
+from pruner.analyse import cli as analyse_cli
+from pruner.arguments import ArgumentParser, is_option, nearest, unknown_option_message
 
 
 def analyse_like() -> ArgumentParser:
@@ -102,7 +102,7 @@ def test_pruner_bench_suggests_too(capsys):
 
 
 def test_every_command_line_parser_is_prefix_free():
-    """Every ``ArgumentParser`` of the engine's commands and of scripts/ is protocol.arguments'
+    """Every ``ArgumentParser`` of the engine's commands and of scripts/ is pruner.arguments'
     (or says ``allow_abbrev=False`` itself)."""
     offending = []
     for folder in ("protocol", "scripts"):

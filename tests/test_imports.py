@@ -24,38 +24,52 @@ from paths import FAKE_ENGINE, ROOT, SCRIPTS
 
 pytestmark = pytest.mark.one_interpreter
 
-SOURCES: List[Tuple[str, Optional[Tuple[str, ...]]]] = [(ROOT, ("engine", "protocol")), (SCRIPTS, None)]
-"""Where modules are found: (folder, the top-level names taken from it; None: every module
-and package in it). A module's name is its path from its folder."""
+SOURCES: List[Tuple[str, Optional[str]]] = [
+    (os.path.join(ROOT, "protocol"), "pruner"), (os.path.join(ROOT, "engine"), "pruner.engine"),
+    (os.path.join(SCRIPTS, "lab"), "pruner.lab"), (SCRIPTS, None)]
+"""Where modules are found: (folder, the package it is, as pyproject's package-dir maps it;
+None: every module and package in it, a folder named here itself excepted). A module's name
+is its package and its path from the folder."""
 
 Graph = Dict[str, Dict[str, Tuple[str, int]]]
 """Module -> {module it imports: (its file, the line of the first such import)}."""
 
 
-def find_modules(sources: Iterable[Tuple[str, Optional[Tuple[str, ...]]]]) -> Dict[str, str]:
+def _package_modules(path: str, package: str, modules: Dict[str, str], skip: Iterable[str] = ()) -> None:
+    """The modules of the package in folder ``path``, named ``package``, into ``modules``
+    (``skip``: folders that are packages of their own source)."""
+    for where, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if os.path.isfile(os.path.join(where, d, "__init__.py"))
+                         and os.path.join(where, d) not in skip)
+        relative = os.path.relpath(where, path)
+        name = package if relative == "." else package + "." + relative.replace(os.sep, ".")
+        for file in files:
+            if file.endswith(".py"):
+                modules[name if file == "__init__.py" else name + "." + file[:-3]] = os.path.join(where, file)
+
+
+def find_modules(sources: Iterable[Tuple[str, Optional[str]]]) -> Dict[str, str]:
     """Every module's dotted name -> its file. A folder is a package when it has an
     ``__init__.py``; other folders (scripts/books) hold no modules."""
-    modules = {}
-    for folder, tops in sources:
-        names = tops if tops is not None else sorted(os.listdir(folder))
-        for top in names:
+    sources = list(sources)
+    mapped = [folder for folder, package in sources if package is not None]
+    modules: Dict[str, str] = {}
+    for folder, package in sources:
+        if package is not None:
+            _package_modules(folder, package, modules, mapped)
+            continue
+        for top in sorted(os.listdir(folder)):
             path = os.path.join(folder, top)
             if top.endswith(".py") and os.path.isfile(path):
                 modules[top[:-3]] = path
-            elif os.path.isfile(os.path.join(path, "__init__.py")):
-                for where, dirs, files in os.walk(path):
-                    dirs[:] = sorted(d for d in dirs if os.path.isfile(os.path.join(where, d, "__init__.py")))
-                    package = os.path.relpath(where, folder).replace(os.sep, ".")
-                    for name in files:
-                        if name.endswith(".py"):
-                            modules[package if name == "__init__.py" else package + "." + name[:-3]] = \
-                                os.path.join(where, name)
+            elif os.path.isfile(os.path.join(path, "__init__.py")) and path not in mapped:
+                _package_modules(path, top, modules, mapped)
     return modules
 
 
 def _project_module(name: str, modules: Dict[str, str]) -> Optional[str]:
-    """The most specific project module ``name`` is in (``engine.search.Searcher`` ->
-    ``engine.search``); None for another library's."""
+    """The most specific project module ``name`` is in (``pruner.engine.search.Searcher`` ->
+    ``pruner.engine.search``); None for another library's."""
     while name and name not in modules:
         name = name.rpartition(".")[0]
     return name or None
@@ -144,7 +158,7 @@ def _top(name: str) -> str:
 
 
 def _is_lab(name: str) -> bool:
-    return _top(name) not in ("engine", "protocol")
+    return _top(name) != "pruner" or _under("pruner.lab")(name)
 
 
 def _under(package: str):
@@ -157,11 +171,11 @@ def graph() -> Graph:
 
 
 def test_the_graph_holds_the_engine_the_programs_and_the_lab(graph):
-    assert {"engine.search", "protocol.uci.loop", "protocol.analyse.review.model", "matchlib.runner",
-            "tunelib.fit", "nnuelib.train", "match", "tune"} <= set(graph)
-    assert "engine.search" in graph["protocol.uci.engine_state"]
-    assert "protocol.analyse.cli" in graph["protocol.__main__"]  # named in the subcommand table
-    assert "tunelib.gradient" in graph["tunelib.fit"] and "matchlib.pgnread" in graph["tunelib.extract"]
+    assert {"pruner.engine.search", "pruner.uci.loop", "pruner.analyse.review.model", "pruner.lab.matchlib.runner",
+            "pruner.lab.tunelib.fit", "pruner.lab.nnuelib.train", "match", "tune"} <= set(graph)
+    assert "pruner.engine.search" in graph["pruner.uci.engine_state"]
+    assert "pruner.analyse.cli" in graph["pruner.__main__"]  # named in the subcommand table
+    assert "pruner.lab.tunelib.gradient" in graph["pruner.lab.tunelib.fit"] and "pruner.lab.matchlib.pgnread" in graph["pruner.lab.tunelib.extract"]
 
 
 def test_no_import_cycle(graph):
@@ -170,15 +184,15 @@ def test_no_import_cycle(graph):
 
 
 def test_engine_imports_neither_protocol_nor_the_lab(graph):
-    assert _crossings(graph, _under("engine"), lambda name: not _under("engine")(name)) == []
+    assert _crossings(graph, _under("pruner.engine"), lambda name: not _under("pruner.engine")(name)) == []
 
 
 def test_protocol_imports_no_lab_module(graph):
-    assert _crossings(graph, _under("protocol"), _is_lab) == []
+    assert _crossings(graph, lambda name: not _is_lab(name), _is_lab) == []
 
 
 def test_the_uci_server_and_analyse_do_not_import_each_other(graph):
-    uci, analyse = _under("protocol.uci"), _under("protocol.analyse")
+    uci, analyse = _under("pruner.uci"), _under("pruner.analyse")
     assert _crossings(graph, uci, analyse) + _crossings(graph, analyse, uci) == []
 
 

@@ -19,12 +19,12 @@ import chess
 import pytest
 
 from paths import ROOT
-from protocol import __main__ as command_line
-from protocol import interpreter
+from pruner import __main__ as command_line
+from pruner import interpreter
 
 PYPY = platform.python_implementation() == "PyPy"
 POSIX = os.name == "posix"
-CONSOLE_SCRIPT = "import sys; from protocol.__main__ import main; sys.exit(main())"
+CONSOLE_SCRIPT = "import sys; from pruner.__main__ import main; sys.exit(main())"
 """What pip's ``pruner`` script runs."""
 INFO = re.compile(r"^info string Pruner runs on (\S+) (\S+) \((.*)\)$", re.M)
 
@@ -159,7 +159,7 @@ def test_auto_puts_pypy_in_place_of_this_process(execs, tmp_path):
     ("cpython", None, True, interpreter.COMMAND_DEFAULT, "--interpreter cpython: no switch"),
     (None, "cpython", True, interpreter.COMMAND_DEFAULT, "PRUNER_INTERPRETER=cpython: no switch"),
     (None, None, False, interpreter.COMMAND_DEFAULT, "auto: pruner analyse stays"),
-    (None, None, True, interpreter.MODULE_DEFAULT, "python -m protocol: no switch"),
+    (None, None, True, interpreter.MODULE_DEFAULT, "python -m pruner: no switch"),
 ])
 def test_no_switch_when_not_asked(execs, tmp_path, flag, variable, moves, default, reason):
     fake_pypy(tmp_path)
@@ -265,9 +265,9 @@ def test_pruner_stays_on_cpython_when_asked(tmp_path):
 @needs_cpython
 def test_python_m_protocol_stays_on_the_python_named(tmp_path):
     fake_pypy(tmp_path)
-    run = subprocess.run([sys.executable, "-m", "protocol"], cwd=ROOT, env=environment(tmp_path),
+    run = subprocess.run([sys.executable, "-m", "pruner"], cwd=ROOT, env=environment(tmp_path),
                          input="uci\nquit\n", capture_output=True, text=True, timeout=60)
-    assert info(run) == ("CPython", platform.python_version(), "python -m protocol: no switch")
+    assert info(run) == ("CPython", platform.python_version(), "python -m pruner: no switch")
 
 
 REAL_PYPY = shutil.which("pypy3")

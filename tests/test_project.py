@@ -10,8 +10,9 @@ import sys
 import chess
 import pytest
 
-import engine
-import engine.openings
+from pruner import engine
+import pruner.engine.openings
+from pruner import engine
 
 pytestmark = pytest.mark.one_interpreter
 
@@ -59,7 +60,7 @@ def test_ci_runs_the_readme_test_command_verbatim():
 
 def test_the_readme_options_table_is_what_uci_declares():
     """README's options table: every option `uci` lists, in its order, with its type, default and range."""
-    from protocol.uci.options import declared_options
+    from pruner.uci.options import declared_options
 
     section = read("README.md").split("## UCI options", 1)[1].split("\n## ", 1)[0]
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()
@@ -123,9 +124,11 @@ DISTRIBUTION = "pruner-chess"
 """The name on PyPI (``pruner`` there is another project); pyproject's ``[project] name``."""
 
 
-LAB_PACKAGES = sorted(name for name in os.listdir(os.path.join(ROOT, "scripts"))
-                      if os.path.isfile(os.path.join(ROOT, "scripts", name, "__init__.py")))
-"""The match lab's libraries (scripts/matchlib, tunelib, nnuelib): packages of the distribution."""
+LAB_PACKAGES = sorted(name for name in os.listdir(os.path.join(ROOT, "scripts", "lab"))
+                      if os.path.isfile(os.path.join(ROOT, "scripts", "lab", name, "__init__.py")))
+"""The match lab's libraries (scripts/lab/matchlib, tunelib, nnuelib): pruner.lab's packages."""
+PACKAGE_DIRS = {"protocol": "pruner", "engine": "pruner.engine", os.path.join("scripts", "lab"): "pruner.lab"}
+"""pyproject's package-dir: the folder of each package the distribution maps."""
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +140,7 @@ def installed(tmp_path_factory):
                                check=True).stdout.splitlines():
         parts = name.split("/")
         if parts[0] in ("engine", "protocol") or name in ("pyproject.toml", "README.md", "LICENSE") \
-                or parts[0] == "scripts" and len(parts) > 2 and parts[1] in LAB_PACKAGES:
+                or parts[:2] == ["scripts", "lab"] and len(parts) > 2:
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             (source / name).write_bytes(open(os.path.join(ROOT, name), "rb").read())
     target = tmp_path / "site"
@@ -147,27 +150,28 @@ def installed(tmp_path_factory):
 
 
 def run_installed(installed, *argv, stdin=""):
-    """``python -m protocol ARGV`` from the installed copy (not from this checkout)."""
+    """``python -m pruner ARGV`` from the installed copy (not from this checkout)."""
     env = dict(os.environ, PYTHONPATH=str(installed))
-    return subprocess.run([sys.executable, "-m", "protocol"] + list(argv), input=stdin, cwd=str(installed.parent),
+    return subprocess.run([sys.executable, "-m", "pruner"] + list(argv), input=stdin, cwd=str(installed.parent),
                           env=env, capture_output=True, text=True, timeout=60)
 
 
 def test_a_non_editable_install_carries_every_subpackage(installed):
     """`pip install .` (the README's first command) installs a `pruner` whose every subcommand
-    imports: a package list that names only the top level builds one without protocol.uci.
+    imports: a package list that names only the top level builds one without pruner.uci.
     The lab's libraries come with it (from scripts/), and import from the install alone."""
-    packages = sorted(os.path.relpath(top, ROOT).replace(os.sep, ".")
-                      for top, _, names in os.walk(ROOT) if "__init__.py" in names
-                      and os.path.relpath(top, ROOT).split(os.sep)[0] in ("engine", "protocol"))
-    packages += sorted(os.path.relpath(top, os.path.join(ROOT, "scripts")).replace(os.sep, ".")
-                       for lab in LAB_PACKAGES for top, _, names in os.walk(os.path.join(ROOT, "scripts", lab))
-                       if "__init__.py" in names)
-    assert {"protocol.uci", "matchlib", "tunelib", "nnuelib"} <= set(packages)
+    packages = []
+    for folder, package in PACKAGE_DIRS.items():
+        for top, _, names in os.walk(os.path.join(ROOT, folder)):
+            relative = os.path.relpath(top, os.path.join(ROOT, folder))
+            if "__init__.py" in names:
+                packages.append(package if relative == "." else package + "." + relative.replace(os.sep, "."))
+    assert {"pruner.uci", "pruner.engine", "pruner.lab.matchlib", "pruner.lab.tunelib",
+            "pruner.lab.nnuelib"} <= set(packages)
     for package in packages:
         assert (installed / package.replace(".", os.sep) / "__init__.py").is_file(), package
     assert not (installed / "scripts").exists() and not (installed / "match.py").exists()  # the scripts are programs
-    code = "import matchlib.runner, tunelib.fit, nnuelib.datagen as d; print(d.__file__)"
+    code = "import pruner.lab.matchlib.runner, pruner.lab.tunelib.fit, pruner.lab.nnuelib.datagen as d; print(d.__file__)"
     lab = subprocess.run([sys.executable, "-c", code], cwd=str(installed.parent), capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(installed)), timeout=60)
     assert lab.returncode == 0 and lab.stdout.startswith(str(installed)), lab.stderr
@@ -182,13 +186,13 @@ def test_the_install_carries_its_licence_and_type_marker(installed):
     assert dist.metadata["Name"] == DISTRIBUTION
     assert dist.metadata["License"] == "MIT" and "MIT License" in read("LICENSE")
     assert any(str(path).endswith("LICENSE") for path in dist.files), "LICENSE not in the wheel"
-    assert (installed / "engine" / "py.typed").is_file()  # PEP 561
+    assert (installed / "pruner" / "engine" / "py.typed").is_file()  # PEP 561
 
 
 def test_the_install_carries_the_opening_names(installed):
     """The review and the annotated PGN name openings from engine/data/openings.tsv.gz: an
     installed copy reads its own."""
-    code = ("import chess, engine.openings as o; b = chess.Board(); [b.push_san(m) for m in 'e4 e5 f4'.split()]; "
+    code = ("import chess, pruner.engine.openings as o; b = chess.Board(); [b.push_san(m) for m in 'e4 e5 f4'.split()]; "
             "print(o.DATA_FILE); print(o.opening_at(b).text)")
     run = subprocess.run([sys.executable, "-c", code], cwd=str(installed.parent), capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(installed)), timeout=60)
@@ -230,7 +234,7 @@ def test_pruner_analyse_help_names_every_documented_exit_status():
     table = read("docs/analysis.md").split("| Exit status |", 1)[1].split("\n\n", 1)[0]
     codes = re.findall(r"^\| ([\d-]+) \|", table, re.M)
     assert "0" in codes and "69" in codes
-    help_text = subprocess.run([sys.executable, "-m", "protocol", "analyse", "--help"], cwd=ROOT,
+    help_text = subprocess.run([sys.executable, "-m", "pruner", "analyse", "--help"], cwd=ROOT,
                                capture_output=True, text=True, check=True).stdout
     epilog = " ".join(help_text.split("Exit status:", 1)[1].split())
     missing = [code for code in codes if not re.search(r"(^|[ ;])%s " % re.escape(code), epilog)]

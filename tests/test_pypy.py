@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from protocol import __main__ as command_line
+from pruner import __main__ as command_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -28,7 +28,9 @@ def test_pypy_without_the_variable_runs_the_same_command_again_with_it(execs):
     command_line.restart_with_pypy_nursery()
     [(path, argv)] = execs
     assert path == sys.executable and argv[0] == sys.executable and argv[1] == "-c"
-    assert "from protocol.__main__ import main" in argv[2] and argv[3:] == ["bench", "3"]
+    assert "from pruner.__main__ import main" in argv[2] and argv[3:] == ["bench", "3"]
+    assert "_PrunerFinder" in argv[2]  # the packages by their folders: an editable install has no pruner/
+    compile(argv[2], "<restart>", "exec")
     assert os.environ["PYPY_GC_NURSERY"] == command_line.PYPY_NURSERY == "4M"
 
 
@@ -61,7 +63,7 @@ def test_the_engine_process_runs_with_the_nursery(given, expected):
     env.pop("PYPY_GC_NURSERY", None)
     if given is not None:
         env["PYPY_GC_NURSERY"] = given
-    process = subprocess.Popen([sys.executable, "-m", "protocol"], cwd=ROOT, env=env, text=True,
+    process = subprocess.Popen([sys.executable, "-m", "pruner"], cwd=ROOT, env=env, text=True,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         process.stdin.write("uci\n")
@@ -99,11 +101,11 @@ def cpython_with_chess():
 @pytest.mark.skipif(platform.python_implementation() != "PyPy", reason="compares PyPy with CPython")
 def test_pypy_searches_the_same_nodes_as_cpython():
     """Why the PyPy leg may leave the exhaustive sweeps to CPython: the same tree on both."""
-    from engine import bench
+    from pruner.engine import bench
     cpython = cpython_with_chess()
     if cpython is None:
         pytest.skip("no CPython python3 with python-chess on the PATH")
-    output = subprocess.run([cpython, "-m", "protocol", "bench", "4"], cwd=ROOT, capture_output=True, text=True,
+    output = subprocess.run([cpython, "-m", "pruner", "bench", "4"], cwd=ROOT, capture_output=True, text=True,
                             check=True).stdout
     nodes = int(output.split("Nodes searched:")[1].split()[0])
     assert nodes == bench.run(4).nodes

@@ -32,7 +32,7 @@ import chess
 import chess.engine
 import chess.pgn
 
-from engine.analysis import Analysis
+from pruner.engine.analysis import Analysis
 
 CP_CAP = 1000
 """Centipawn scores are capped at ± this, and a mate counts as this, when judging."""

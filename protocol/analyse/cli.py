@@ -35,23 +35,23 @@ import time
 from typing import IO, Callable, Deque, Iterable, Iterator, List, Optional
 
 
-from engine.analysis import DEFAULT_DEPTH
-from engine.cpus import physical_memory_mb, usable_cpus
-from protocol.analyse.annotate import VARIATIONS
-from protocol.analyse.filters import build_filter
-from protocol.analyse.inputs import GameTask, Inputs, Selection, Task, file_arguments
-from protocol.analyse import cluster_runner, uci_engine
-from protocol.analyse.review import collect as review_collect
-from protocol.analyse.output import FORMATS, Progress, make_writer
-from protocol.analyse.pool import ProcessRunner
-from protocol.analyse.resume import (ResumeError, RunSettings, check_settings, record_settings, resume_output,
+from pruner.engine.analysis import DEFAULT_DEPTH
+from pruner.engine.cpus import physical_memory_mb, usable_cpus
+from pruner.analyse.annotate import VARIATIONS
+from pruner.analyse.filters import build_filter
+from pruner.analyse.inputs import GameTask, Inputs, Selection, Task, file_arguments
+from pruner.analyse import cluster_runner, uci_engine
+from pruner.analyse.review import collect as review_collect
+from pruner.analyse.output import FORMATS, Progress, make_writer
+from pruner.analyse.pool import ProcessRunner
+from pruner.analyse.resume import (ResumeError, RunSettings, check_settings, record_settings, resume_output,
                                      settings_path)
-from protocol.analyse.sources import ZSTD_HINT, InputFormat, missing_zstandard, parse_input_format
-from protocol.analyse.stream import STALL_SECONDS
-from protocol.analyse.tasks import Settings
-from protocol.arguments import ArgumentParser
-from protocol.cluster import ClusterError
-from protocol.output_files import (EXIT_BUSY, Named, OutputBusy, OutputError, describe_error, locked,
+from pruner.analyse.sources import ZSTD_HINT, InputFormat, missing_zstandard, parse_input_format
+from pruner.analyse.stream import STALL_SECONDS
+from pruner.analyse.tasks import Settings
+from pruner.arguments import ArgumentParser
+from pruner.cluster import ClusterError
+from pruner.output_files import (EXIT_BUSY, Named, OutputBusy, OutputError, describe_error, locked,
                                    same_file_problem)
 
 MAX_FAILED_STATUS = 63

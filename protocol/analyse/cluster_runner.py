@@ -1,6 +1,6 @@
 """``pruner analyse --cluster ADDRESS``: the same tasks and records, run on a Dask cluster.
 
-The client reads the inputs into the usual tasks (``protocol.analyse.inputs``), as a stream
+The client reads the inputs into the usual tasks (``pruner.analyse.inputs``), as a stream
 read ahead within a bound (``stream.TaskFeed``), and submits them as Dask tasks: one per PGN
 game, or a chunk of consecutive FEN/EPD positions; a bounded number are submitted and not
 yet handed on, so the client's memory does not grow with the input. A worker
@@ -15,7 +15,7 @@ Faults: a task whose worker dies is run again elsewhere by the scheduler (after
 as failed); a task that raises is retried ``RETRIES`` times; a position that fails by itself
 (an engine error on that input) is a failed result, reported once and not retried. Workers
 that run other Pruner code than the client are refused before any work is sent
-(``protocol.cluster``). Progress: each worker reports every analysed position as a Dask
+(``pruner.cluster``). Progress: each worker reports every analysed position as a Dask
 event, so the progress bar moves per position as in local runs.
 """
 
@@ -29,15 +29,15 @@ from collections import deque
 from dataclasses import dataclass, replace
 from typing import Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from engine.analysis import Analyser
-from protocol.analyse.inputs import GameTask, Task
-from protocol.analyse.stream import READ_AHEAD, InOrder, TaskFeed
-from protocol.analyse.tasks import Settings, TaskResult, run_task
-from protocol.cluster import (Cluster, ClusterError, VersionMismatch, WorkerCache, error_text, is_killed_worker,
+from pruner.engine.analysis import Analyser
+from pruner.analyse.inputs import GameTask, Task
+from pruner.analyse.stream import READ_AHEAD, InOrder, TaskFeed
+from pruner.analyse.tasks import Settings, TaskResult, run_task
+from pruner.cluster import (Cluster, ClusterError, VersionMismatch, WorkerCache, error_text, is_killed_worker,
                               open_cluster, parse_address, release_on_workers, require_identity)
 
-PACKAGES = ("engine", "protocol")
-"""The code every worker must share with the client (hashed by ``protocol.cluster.code_identity``)."""
+PACKAGES = ("pruner", "pruner.engine")
+"""The code every worker must share with the client (hashed by ``pruner.cluster.code_identity``)."""
 EXIT_UNAVAILABLE = 69
 """The cluster cannot be used (sysexits.h ``EX_UNAVAILABLE``): Dask missing, scheduler
 unreachable, workers of another Pruner version. Nothing more is analysed."""
@@ -116,7 +116,7 @@ def _worker_analyser(engine: Optional[Tuple[str, ...]], options: Tuple[Tuple[str
     def make():
         if engine is None:
             return Analyser(hash_mb)
-        from protocol.analyse.uci_engine import UciAnalyser
+        from pruner.analyse.uci_engine import UciAnalyser
         return UciAnalyser(list(engine), hash_mb, options=options)
 
     return _ANALYSERS.get((engine, options, hash_mb), make,
@@ -126,7 +126,7 @@ def _worker_analyser(engine: Optional[Tuple[str, ...]], options: Tuple[Tuple[str
 def probe_engine(engine: Tuple[str, ...], options: Tuple[Tuple[str, str], ...], hash_mb: int) -> str:
     """The Dask task run once before a ``--engine`` run: start the engine on a worker, check
     the options, quit; the engine's name (``uci_engine.probe``)."""
-    from protocol.analyse.uci_engine import probe
+    from pruner.analyse.uci_engine import probe
     return probe(list(engine), hash_mb, options)
 
 

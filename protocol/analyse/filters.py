@@ -1,6 +1,6 @@
 """Which PGN games ``pruner analyse`` takes: ``--where`` header conditions, ``--skip-games``,
 ``--games``, decided from a game's headers alone (so the movetext of a game left out is never
-parsed: ``engine.pgn.PgnReader(want=...)``).
+parsed: ``pruner.engine.pgn.PgnReader(want=...)``).
 
 ``--where 'TAG OP VALUE'``, repeatable (all must hold):
 
@@ -85,7 +85,7 @@ def parse_condition(text: str) -> Condition:
 
 
 class GameFilter:
-    """``want(headers)`` for ``engine.pgn.PgnReader``: the games that meet every condition,
+    """``want(headers)`` for ``pruner.engine.pgn.PgnReader``: the games that meet every condition,
     after the first ``skip`` of them, at most ``limit`` (None: all); called once per game in
     input order (across files: the counts run over all PGN inputs)."""
 

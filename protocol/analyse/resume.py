@@ -30,10 +30,10 @@ from typing import IO, Dict, Iterable, Iterator, List, Optional, Tuple
 import chess
 import chess.pgn
 
-from engine.textlines import BoundedLines, LongLine
-from protocol.analyse.inputs import GameTask, PositionTask, Task, read_game
-from protocol.analyse.output import CSV_COLUMNS, CsvWriter, csv_writer, make_writer, unescape_cell
-from protocol.output_files import describe_error, write_file
+from pruner.engine.textlines import BoundedLines, LongLine
+from pruner.analyse.inputs import GameTask, PositionTask, Task, read_game
+from pruner.analyse.output import CSV_COLUMNS, CsvWriter, csv_writer, make_writer, unescape_cell
+from pruner.output_files import describe_error, write_file
 
 Key = Tuple[str, Optional[int]]
 """A record's identity: its ``source`` and ``ply`` (None for a FEN/EPD position)."""

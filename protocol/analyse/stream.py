@@ -30,7 +30,7 @@ a search that runs is never that silent (a worker process says it is alive every
 engines print ``info`` lines)."""
 MAX_HELD_CHARS = 64 << 20
 """Text of the tasks read and not yet done at which reading waits (a task's ``size``): 500
-games of a few kilobytes are far below it, 500 games near ``engine.textlines.MAX_GAME_BYTES``
+games of a few kilobytes are far below it, 500 games near ``pruner.engine.textlines.MAX_GAME_BYTES``
 would not be."""
 
 T = TypeVar("T")

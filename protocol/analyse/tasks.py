@@ -20,11 +20,11 @@ import chess
 import chess.engine
 import chess.pgn
 
-import engine
-from engine.analysis import Analyser, Analysis, Line
-from engine.openings import classify
-from protocol.analyse.annotate import annotate_move, export, judge, position_game
-from protocol.analyse.inputs import GameTask, PositionTask, Task, read_game
+from pruner import engine
+from pruner.engine.analysis import Analyser, Analysis, Line
+from pruner.engine.openings import classify
+from pruner.analyse.annotate import annotate_move, export, judge, position_game
+from pruner.analyse.inputs import GameTask, PositionTask, Task, read_game
 
 RECORD_KEYS = (
     "source", "id", "game", "ply", "move_number", "fen", "turn", "move_uci", "move_san",
@@ -194,7 +194,7 @@ def _played(board: chess.Board, move: chess.Move) -> chess.Board:
 
 def name_opening(game: chess.pgn.Game) -> None:
     """Give ``game`` the ``ECO`` and ``Opening`` tags of the opening lichess's data set names
-    (``engine.openings.classify``), as lichess's exports carry them; a game that has either
+    (``pruner.engine.openings.classify``), as lichess's exports carry them; a game that has either
     tag keeps its own (the two always come from one source)."""
     if any(game.headers.get(tag, "?") not in ("", "?") for tag in ("ECO", "Opening")):
         return

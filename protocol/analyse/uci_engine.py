@@ -3,7 +3,7 @@
 ``UciAnalyser`` is an ``Analyser`` look-alike that drives one engine process through
 python-chess's ``chess.engine``: ``new_game()`` makes the next search send ``ucinewgame``
 (the engine forgets its tables, like ``Analyser.new_game``), ``analyse()`` sends
-``position``/``go`` and turns the final ``info`` lines into an ``engine.analysis.Analysis``.
+``position``/``go`` and turns the final ``info`` lines into an ``pruner.engine.analysis.Analysis``.
 With Pruner as the engine the records equal the in-process ones at a fixed depth or node
 count (same search, same tables), apart from ``time_ms``.
 
@@ -26,11 +26,11 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 import chess
 import chess.engine
 
-from engine.analysis import Analysis, Line, san_line
-from engine.position import unplayable
-from protocol.analyse.inputs import Task
-from protocol.analyse.stream import IN_FLIGHT_PER_JOB, STALL_SECONDS, in_order
-from protocol.analyse.tasks import Settings, TaskFailure, TaskResult, run_task
+from pruner.engine.analysis import Analysis, Line, san_line
+from pruner.engine.position import unplayable
+from pruner.analyse.inputs import Task
+from pruner.analyse.stream import IN_FLIGHT_PER_JOB, STALL_SECONDS, in_order
+from pruner.analyse.tasks import Settings, TaskFailure, TaskResult, run_task
 
 INFO = chess.engine.INFO_ALL
 START_TIMEOUT = 30.0
@@ -65,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("another UCI engine (docs/analysis.md)")
     group.add_argument("--engine", metavar="CMD",
                        help="search with this UCI engine instead of Pruner in-process, e.g. /usr/games/stockfish "
-                            "or 'pypy3 -m protocol' (--jobs N: N engine processes; with --cluster: one per "
+                            "or 'pypy3 -m pruner' (--jobs N: N engine processes; with --cluster: one per "
                             "worker thread)")
     group.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
                        help="set a UCI option of --engine, e.g. 'Threads=2' or 'Skill Level=10' (repeatable); "

@@ -1,7 +1,7 @@
 """The text of the commands people type at the engine: ``d`` (the board) and ``eval`` (the
 evaluation term by term), laid out as Stockfish prints them so that they read the same.
 
-Pure functions from a python-chess board (or an ``engine.evaluate.Breakdown``) to lines; the
+Pure functions from a python-chess board (or an ``pruner.engine.evaluate.Breakdown``) to lines; the
 loop sends them.
 """
 
@@ -10,7 +10,7 @@ from typing import List
 import chess
 import chess.polyglot
 
-from engine.evaluate import PHASE_MAX, Breakdown
+from pruner.engine.evaluate import PHASE_MAX, Breakdown
 
 _RULE = " +---+---+---+---+---+---+---+---+"
 

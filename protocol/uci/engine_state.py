@@ -39,14 +39,14 @@ from typing import Any, Callable, List, Optional, Set, Tuple
 
 import chess
 
-from engine.strength import StrengthLimit, calibrated_params, strength_for_options
-from engine.timeman import human_time
-from engine.types import Limits, SearchInfo, SearchProgress, SearchResult
-from protocol.uci.game_line import GameLine
-from protocol.uci.options import Options
-from protocol.uci.output import Writer, join_unless_output_lost
-from protocol.uci.tasks import Tasks, run_bench, run_perft
-from protocol.uci.wire import (UciError, ends_in_finite_time, format_bestmove, format_info, format_no_moves,
+from pruner.engine.strength import StrengthLimit, calibrated_params, strength_for_options
+from pruner.engine.timeman import human_time
+from pruner.engine.types import Limits, SearchInfo, SearchProgress, SearchResult
+from pruner.uci.game_line import GameLine
+from pruner.uci.options import Options
+from pruner.uci.output import Writer, join_unless_output_lost
+from pruner.uci.tasks import Tasks, run_bench, run_perft
+from pruner.uci.wire import (UciError, ends_in_finite_time, format_bestmove, format_info, format_no_moves,
                                format_progress, format_search_progress)
 
 QUIT_JOIN_SECONDS = 2.0
@@ -56,8 +56,8 @@ QUIT_JOIN_SECONDS = 2.0
 def default_searcher(hash_mb: int) -> Any:
     """The engine's searcher (``Threads`` processes), with ``PRUNER_PARAMS`` applied."""
     # Imported on first use: `uci` -> `uciok` does not wait for the search modules.
-    from engine.search import SearchParams
-    from engine.smp import ParallelSearcher
+    from pruner.engine.search import SearchParams
+    from pruner.engine.smp import ParallelSearcher
     params, problem = SearchParams.from_environment()
     if problem:
         sys.stderr.write(problem + "\n")  # stderr: not a UCI line, but seen in a match's log
@@ -70,8 +70,8 @@ def preload_search_modules() -> None:
     ``play``, so its clock paid for them (400 ms of a one-second game on PyPy, 110 ms on
     CPython, on a slow 2-core machine). An import error is left for ``isready`` to report."""
     try:
-        import engine.search  # noqa: F401
-        import engine.smp  # noqa: F401
+        import pruner.engine.search  # noqa: F401
+        import pruner.engine.smp  # noqa: F401
     except Exception:  # reported by the first isready, which imports them again
         pass
 
@@ -84,7 +84,7 @@ def _fallback_move(board: chess.Board) -> Optional[chess.Move]:
     """The search failed before depth 1: the engine's one-ply choice, the first legal move
     only if even that fails (a GUI must get a legal move)."""
     try:
-        from engine.search import fallback_move
+        from pruner.engine.search import fallback_move
         return fallback_move(board.copy(stack=False))
     except Exception:
         return _any_legal_move(board)
@@ -491,7 +491,7 @@ class EngineState:
             try:
                 if searcher is None:
                     raise RuntimeError("no searcher")
-                # A limited search runs the search its calibration measured (engine.strength).
+                # A limited search runs the search its calibration measured (pruner.engine.strength).
                 params = calibrated_params() if search.strength is not None else None
                 result = searcher.search(search.board, search.limits, stop=search.stop, multipv=multipv,
                                          on_info=partial(self._on_info, search), ponderhit=search.ponderhit,

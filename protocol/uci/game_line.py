@@ -4,7 +4,7 @@ A GUI sends the whole game before each ``go``, and a hostile one may send 800,00
 (a 4 MB line). Three things keep that cheap:
 
 * The board keeps on its move stack only what repetition detection needs: the moves since the
-  last capture or pawn move, at most ``KEPT_PLIES``. The search (``engine.search``) replays
+  last capture or pawn move, at most ``KEPT_PLIES``. The search (``pruner.engine.search``) replays
   those and no more, so a ``go`` costs nothing per ply of older history.
 * A line that extends the previous one (same start, the previous moves and then more, as GUIs
   send a game) applies only the new moves to the previous board. (Stockfish replays the whole
@@ -25,7 +25,7 @@ KEPT_PLIES = 100
 """Moves kept on a board's stack at most. The search looks for repetitions only among the
 positions since the last capture or pawn move, and once 100 plies have passed without one
 the fifty-move rule makes every continuation a draw before any repetition is looked for
-(``engine.search``: the draw at ``hmc >= 100`` comes first), so older moves change nothing."""
+(``pruner.engine.search``: the draw at ``hmc >= 100`` comes first), so older moves change nothing."""
 
 TRANSITIONS_KEPT = 4096
 """Positions-and-moves whose result ``play`` remembers at most (then it forgets them all):

@@ -29,12 +29,12 @@ from collections import deque
 from functools import partial
 from typing import Any, Callable, Deque, Optional, Tuple
 
-import engine
-from protocol import interpreter
-from protocol.uci.engine_state import EngineState, preload_search_modules
-from protocol.uci.options import OptionError, Options
-from protocol.uci.output import Writer, fd_writer
-from protocol.uci.wire import (Command, UciError, parse_bench, parse_command, parse_go, parse_perft,
+from pruner import engine
+from pruner import interpreter
+from pruner.uci.engine_state import EngineState, preload_search_modules
+from pruner.uci.options import OptionError, Options
+from pruner.uci.output import Writer, fd_writer
+from pruner.uci.wire import (Command, UciError, parse_bench, parse_command, parse_go, parse_perft,
                                parse_position_line, parse_setoption, quote)
 
 AUTHOR = "The Pruner developers"
@@ -207,7 +207,7 @@ class UciLoop:
         ``go``, Pruner before ``uciok``, where a GUI's log shows it first); a shipped net that
         cannot be used is also named on stderr, once a process, with the reason."""
         # Imported here, not after uciok: it loads the net (40-50 ms of CPU on CPython).
-        from engine.evaluate import describe_evaluation, net_in_use, net_problem
+        from pruner.engine.evaluate import describe_evaluation, net_in_use, net_problem
         line = describe_evaluation()
         self.writer.send("info string " + line)
         if net_in_use() is None and net_problem() is not None and not self._evaluation_reported:
@@ -273,14 +273,14 @@ class UciLoop:
 
     def _show_board(self, command: Command) -> None:
         """``d``: the board, its FEN, its Polyglot key and the checking pieces (as Stockfish)."""
-        from protocol.uci.display import board_diagram
+        from pruner.uci.display import board_diagram
         for line in board_diagram(self.state.board):
             self.writer.send(line)
 
     def _show_eval(self, command: Command) -> None:
         """``eval``: the static evaluation term by term (as Stockfish's classical ``eval``)."""
-        from engine.evaluate import breakdown
-        from protocol.uci.display import eval_table
+        from pruner.engine.evaluate import breakdown
+        from pruner.uci.display import eval_table
         board = self.state.board
         for line in eval_table(breakdown(board), in_check=board.is_check()):
             self.writer.send(line)

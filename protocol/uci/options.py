@@ -19,9 +19,9 @@ gets. Examples of one-liners::
 
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from engine import strength
-from engine.cpus import usable_cpus
-from protocol.uci.wire import parse_int, quote
+from pruner.engine import strength
+from pruner.engine.cpus import usable_cpus
+from pruner.uci.wire import parse_int, quote
 
 Apply = Callable[[Any, Any], None]
 """``apply(searcher, value)``: push a new value into the searcher."""
@@ -173,7 +173,7 @@ def open_book(path: str) -> Any:
     """``BookFile``: the Polyglot book at ``path``, or None for an empty path."""
     if not path:
         return None
-    from engine.book import OpeningBook
+    from pruner.engine.book import OpeningBook
     return OpeningBook(path)
 
 
@@ -181,7 +181,7 @@ def open_tablebases(path: str) -> Any:
     """``SyzygyPath``: the Syzygy tables in the ``os.pathsep``-separated directories, or None."""
     if not path:
         return None
-    from engine.tablebase import Tablebases
+    from pruner.engine.tablebase import Tablebases
     return Tablebases.open(path)
 
 
@@ -244,7 +244,7 @@ def declared_options() -> List[Option]:
         Spin("Move Overhead", 10, 0, 5000, apply=lambda searcher, ms: setattr(searcher, "move_overhead_ms", ms)),
         Check("Ponder", False),
         Spin("MultiPV", 1, 1, 256),
-        # 20 plays at full strength; 0-19 at calibrated UCI_Elo settings (engine.strength).
+        # 20 plays at full strength; 0-19 at calibrated UCI_Elo settings (pruner.engine.strength).
         Spin("Skill Level", strength.SKILL_LEVEL_MAX, 0, strength.SKILL_LEVEL_MAX),
         Check("UCI_AnalyseMode", False),
         Check("UCI_Chess960", False),
@@ -254,7 +254,7 @@ def declared_options() -> List[Option]:
                apply=lambda searcher, tables: setattr(searcher, "tablebases", tables), note=tablebases_found),
         Check("UCI_LimitStrength", False),
         Spin("UCI_Elo", calibration.default_elo, calibration.min_elo, calibration.max_elo),
-        # A weakened move on a clock takes a human-like time (engine.timeman.human_time); match
+        # A weakened move on a clock takes a human-like time (pruner.engine.timeman.human_time); match
         # runners switch it off (scripts/matchlib/engines.py) so calibration games stay fast.
         Check("Human Time", True),
         Check("UCI_ShowWDL", False),

@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional
 
 import chess
 
-from protocol.uci.output import Writer
+from pruner.uci.output import Writer
 
 
 class Task:
@@ -96,7 +96,7 @@ class Tasks:
 def run_perft(task: Task, board: chess.Board, depth: int) -> None:
     """``go perft N``: the count below each move as it is done, a blank line, the total and a
     blank line, as Stockfish prints them; stopped, the moves counted and no total."""
-    from engine.perft import PerftStopped, perft_divide
+    from pruner.engine.perft import PerftStopped, perft_divide
     total = counted = 0
     try:
         for move, count in perft_divide(board, depth, stop=task.stop):
@@ -113,7 +113,7 @@ def run_perft(task: Task, board: chess.Board, depth: int) -> None:
 
 def run_bench(task: Task, depth: Optional[int]) -> None:
     """``bench [depth]``: what ``pruner bench`` prints; stopped, no totals."""
-    from engine import bench  # on first use, like the search modules
+    from pruner.engine import bench  # on first use, like the search modules
     result = bench.report(depth, task.send, stop=task.stop)
     if result.stopped:
         task.send("info string bench stopped: no totals (a partial count is no signature)")

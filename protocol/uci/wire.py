@@ -11,10 +11,10 @@ from typing import List, Optional, Sequence, Tuple
 
 import chess
 
-from engine.position import unplayable
-from engine.types import Limits, SearchInfo, SearchProgress, shown_cp
-from engine.wdl import material, wdl_of_score
-from protocol.uci.game_line import GameLine, IllegalMove, play_line
+from pruner.engine.position import unplayable
+from pruner.engine.types import Limits, SearchInfo, SearchProgress, shown_cp
+from pruner.engine.wdl import material, wdl_of_score
+from pruner.uci.game_line import GameLine, IllegalMove, play_line
 
 COMMANDS = frozenset([
     "uci", "debug", "isready", "setoption", "register", "ucinewgame", "position", "go", "stop",
@@ -266,7 +266,7 @@ def parse_setoption(command: Command) -> Tuple[str, Optional[str]]:
 
 def format_score(score: int, mate: Optional[int]) -> str:
     """``cp X`` or ``mate N`` (moves; negative when the side to move is mated); a tablebase
-    win ``d`` half-moves away is ``cp 20000-d`` (``engine.types.shown_cp``)."""
+    win ``d`` half-moves away is ``cp 20000-d`` (``pruner.engine.types.shown_cp``)."""
     return "mate %d" % mate if mate is not None else "cp %d" % shown_cp(score)
 
 
@@ -284,7 +284,7 @@ def format_pv(board: chess.Board, moves: Sequence[chess.Move]) -> List[str]:
 
 def format_wdl(board: chess.Board, score: int) -> str:
     """``wdl W D L``: the side to move's win/draw/loss chances per mille at ``score`` (the
-    model of ``engine.wdl``, at the material of ``board``, the root, as Stockfish does)."""
+    model of ``pruner.engine.wdl``, at the material of ``board``, the root, as Stockfish does)."""
     return "wdl %d %d %d" % wdl_of_score(score, material(board))
 
 

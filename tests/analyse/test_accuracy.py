@@ -1,4 +1,4 @@
-"""lichess's accuracy (``protocol.analyse.review.accuracy``): a worked example by hand, the
+"""lichess's accuracy (``pruner.analyse.review.accuracy``): a worked example by hand, the
 volatility windows, properties, and the review page's numbers from a real analysis."""
 
 import io
@@ -12,9 +12,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine.analysis import Analyser
-from protocol.analyse.cli import main
-from protocol.analyse.review.accuracy import (game_accuracy, move_accuracies, move_accuracy, volatility_weights,
+from pruner.engine.analysis import Analyser
+from pruner.analyse.cli import main
+from pruner.analyse.review.accuracy import (game_accuracy, move_accuracies, move_accuracy, volatility_weights,
                                               win_percent, window_size)
 
 

@@ -1,6 +1,6 @@
 """``pruner analyse``: inputs, output formats, PGN annotation, --jobs, bad input, Ctrl-C.
 
-Most tests call ``protocol.analyse.cli.main`` in-process with string streams (the worker
+Most tests call ``pruner.analyse.cli.main`` in-process with string streams (the worker
 pool forks from the test process); a few run the real command. Depths are 2-3.
 """
 
@@ -20,13 +20,13 @@ import chess.engine
 import chess.pgn
 import pytest
 
-from engine.analysis import analyse
-from protocol.analyse.annotate import judge, winning_chances
-from engine.cpus import physical_memory_mb
-from protocol.analyse import cli
-from protocol.analyse.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
-from protocol.analyse.output import CSV_COLUMNS, Progress
-from protocol.analyse.tasks import LINE_KEYS, RECORD_KEYS
+from pruner.engine.analysis import analyse
+from pruner.analyse.annotate import judge, winning_chances
+from pruner.engine.cpus import physical_memory_mb
+from pruner.analyse import cli
+from pruner.analyse.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
+from pruner.analyse.output import CSV_COLUMNS, Progress
+from pruner.analyse.tasks import LINE_KEYS, RECORD_KEYS
 from paths import QUIRKY, QUIRKY_FILES, QUIRKY_SUMMARY
 from sample_games import OPERA_GAME, OPERA_PLIES, SCHOLAR
 
@@ -583,7 +583,7 @@ def test_position_input_as_pgn():
 # -- judging ----------------------------------------------------------------------------------
 
 def fake(turn, score, best=None):
-    from engine.analysis import Analysis
+    from pruner.engine.analysis import Analysis
     return Analysis("", turn, best, None, None, chess.engine.PovScore(score, turn))
 
 
@@ -699,7 +699,7 @@ def test_progress_bar_text_and_quiet_modes():
 
 def command():
     exe = shutil.which("pruner")
-    return [exe, "analyse"] if exe else [sys.executable, "-m", "protocol", "analyse"]
+    return [exe, "analyse"] if exe else [sys.executable, "-m", "pruner", "analyse"]
 
 
 def test_real_command_jsonl_to_stdout(files, repo_root):

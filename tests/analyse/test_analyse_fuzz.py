@@ -6,7 +6,7 @@ The texts start from the repository's real files (tests/data: Bratko-Kopec, the 
 files, real and Chess960 games) and are mutated: bytes flipped, inserted (NUL, CR, Latin-1
 and broken UTF-8, PGN brackets), deleted, duplicated, lines swapped in from the other
 format, truncated, long lines added. The line, game and give-up bounds of
-``engine.textlines`` are made small here, so that the paths that skip a long line or game,
+``pruner.engine.textlines`` are made small here, so that the paths that skip a long line or game,
 or give up on an endless one, run in every profile. Invariants, checked on every input:
 
 * ``main`` returns (no exception escapes), with a status in 0-63: only inputs fail;
@@ -36,10 +36,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import textlines
-from protocol.analyse.cli import main
-from protocol.analyse.output import CSV_COLUMNS
-from protocol.analyse.tasks import RECORD_KEYS
+from pruner.engine import textlines
+from pruner.analyse.cli import main
+from pruner.analyse.output import CSV_COLUMNS
+from pruner.analyse.tasks import RECORD_KEYS
 
 from paths import DATA, EPD, QUIRKY
 

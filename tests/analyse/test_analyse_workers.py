@@ -9,10 +9,10 @@ import time
 import chess
 import pytest
 
-from protocol.analyse import pool
-from protocol.analyse.pool import ProcessRunner
-from protocol.analyse.inputs import PositionTask
-from protocol.analyse.tasks import Settings
+from pruner.analyse import pool
+from pruner.analyse.pool import ProcessRunner
+from pruner.analyse.inputs import PositionTask
+from pruner.analyse.tasks import Settings
 
 
 def tasks(n):

@@ -20,12 +20,12 @@ import time
 import chess
 import pytest
 
-from protocol import cluster as cluster_module  # Dask itself is imported when a cluster opens
-from protocol.analyse.cli import main
-from protocol.analyse.cluster_runner import EXIT_UNAVAILABLE, PACKAGES, ClusterRunner
-from protocol.analyse.inputs import PositionTask
-from protocol.analyse.stream import READ_AHEAD
-from protocol.analyse.tasks import Settings
+from pruner import cluster as cluster_module  # Dask itself is imported when a cluster opens
+from pruner.analyse.cli import main
+from pruner.analyse.cluster_runner import EXIT_UNAVAILABLE, PACKAGES, ClusterRunner
+from pruner.analyse.inputs import PositionTask
+from pruner.analyse.stream import READ_AHEAD
+from pruner.analyse.tasks import Settings
 
 from paths import ROOT as REPO_ROOT
 
@@ -143,7 +143,7 @@ def test_resume_after_the_client_was_killed(inputs, scheduler, reference_depth3,
     """Kill the client process mid-run, tear its last line, resume: the reference, nothing twice."""
     cluster, _ = scheduler
     out = tmp_path / "resumed.jsonl"
-    command = [sys.executable, "-m", "protocol", "analyse", "-q", "--depth", "3",
+    command = [sys.executable, "-m", "pruner", "analyse", "-q", "--depth", "3",
                "--cluster", cluster.scheduler_address, "-o", str(out), inputs[0]]
     process = subprocess.Popen(command, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60

@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from protocol import cluster
-from protocol.analyse.cli import EXIT_USAGE, main
-from protocol.analyse.cluster_runner import EXIT_UNAVAILABLE, plan_chunks
-from protocol.analyse.inputs import read_inputs
+from pruner import cluster
+from pruner.analyse.cli import EXIT_USAGE, main
+from pruner.analyse.cluster_runner import EXIT_UNAVAILABLE, plan_chunks
+from pruner.analyse.inputs import read_inputs
 
 from sample_games import SCHOLAR
 

@@ -20,11 +20,11 @@ import chess
 import chess.pgn
 import pytest
 
-from protocol.analyse.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
-from protocol.analyse.cluster_runner import EXIT_UNAVAILABLE
-from protocol.analyse.inputs import read_inputs
-from protocol.analyse.tasks import Settings
-from protocol.analyse.uci_engine import EngineRunner
+from pruner.analyse.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
+from pruner.analyse.cluster_runner import EXIT_UNAVAILABLE
+from pruner.analyse.inputs import read_inputs
+from pruner.analyse.tasks import Settings
+from pruner.analyse.uci_engine import EngineRunner
 
 from os_helpers import live_processes_with
 from paths import FAKE_ENGINE, ROOT
@@ -33,7 +33,7 @@ from sample_games import OPERA_GAME, OPERA_PLIES, SCHOLAR
 STOCKFISH = shutil.which("stockfish") or ("/usr/games/stockfish" if os.access("/usr/games/stockfish", os.X_OK)
                                           else None)
 needs_stockfish = pytest.mark.skipif(STOCKFISH is None, reason="Stockfish is not installed (apt-get install stockfish)")
-PRUNER = shlex.join([sys.executable, "-m", "protocol"])
+PRUNER = shlex.join([sys.executable, "-m", "pruner"])
 
 FENS = ["r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
         "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - 0 1",
@@ -257,7 +257,7 @@ def test_ctrl_c_stops_the_engines(tmp_path):
     # an engine answers the first search of a task at once and sleeps 600 s in the next one:
     # the game's second search never ends, and the output stops after the first positions
     engine = fake("--name", marker, "--sleep-after", "1", "--sleep", "600")
-    process = subprocess.Popen([sys.executable, "-m", "protocol", "analyse", "--engine", engine, "--jobs", "2",
+    process = subprocess.Popen([sys.executable, "-m", "pruner", "analyse", "--engine", engine, "--jobs", "2",
                                 "--depth", "2"] + [str(tmp_path / name) for name in ("first.epd", "game.pgn", "many.epd")],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                                start_new_session=True,

@@ -28,7 +28,7 @@ def fake(*flags):
 
 def analyse(argv):
     try:
-        done = subprocess.run([sys.executable, "-m", "protocol", "analyse"] + argv, cwd=ROOT,
+        done = subprocess.run([sys.executable, "-m", "pruner", "analyse"] + argv, cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                               timeout=DEADLINE)
     except subprocess.TimeoutExpired as exc:

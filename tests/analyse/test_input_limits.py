@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from protocol.analyse.cli import main
+from pruner.analyse.cli import main
 
 from paths import ROOT
 from sample_games import SCHOLAR
@@ -95,7 +95,7 @@ def test_an_output_with_a_long_line_is_not_resumed(tmp_path):
 
 
 def test_the_read_ahead_waits_while_the_tasks_it_holds_are_large(monkeypatch):
-    from protocol.analyse import stream
+    from pruner.analyse import stream
 
     class Big:
         size = 10
@@ -121,7 +121,7 @@ def capped(argv, stdin=None):
     def cap():
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
-    done = subprocess.run([sys.executable, "-m", "protocol", "analyse", "--depth", "1", "--jobs", "1", "-q"] + argv,
+    done = subprocess.run([sys.executable, "-m", "pruner", "analyse", "--depth", "1", "--jobs", "1", "-q"] + argv,
                           cwd=ROOT, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=120, preexec_fn=cap)
     return done.returncode, [json.loads(line) for line in done.stdout.splitlines()], done.stderr

@@ -12,13 +12,14 @@ import chess
 import chess.pgn
 import pytest
 
-import engine.pgn
-from engine.pgn import PgnReader
-from engine.textlines import UniversalNewlines
-from protocol.analyse.cli import main
-from protocol.analyse.inputs import GameTask, Inputs
-from protocol.analyse.review.model import build_review
-from protocol.analyse.tasks import Settings, TaskResult, run_task
+import pruner.engine.pgn
+from pruner import engine
+from pruner.engine.pgn import PgnReader
+from pruner.engine.textlines import UniversalNewlines
+from pruner.analyse.cli import main
+from pruner.analyse.inputs import GameTask, Inputs
+from pruner.analyse.review.model import build_review
+from pruner.analyse.tasks import Settings, TaskResult, run_task
 
 from long_games import long_game_pgn, many_comments_pgn
 from paths import ROOT
@@ -70,7 +71,7 @@ class StackSpy:
 def test_a_game_is_searched_with_the_history_repetitions_need(tmp_path):
     """Each search gets the moves since the last capture or pawn move (what the search replays),
     not the whole game; the records are those of searches given the whole game."""
-    from engine.analysis import Analyser
+    from pruner.engine.analysis import Analyser
     task = game_task(tmp_path, long_game_pgn(300))
     spy = StackSpy(Analyser(16))
     result = run_task(task, Settings(depth=1), analyser=spy)
@@ -103,7 +104,7 @@ def test_a_3000_ply_games_review_stays_under_300_mb(tmp_path):
     ply anyway) in well under the 1 GB it took when every ply copied the move stack."""
     path = tmp_path / "long.pgn"
     path.write_text(long_game_pgn(3000))
-    status, megabytes = max_rss_mb([sys.executable, "-m", "protocol", "analyse", "-q", "--jobs", "1", "--depth", "1",
+    status, megabytes = max_rss_mb([sys.executable, "-m", "pruner", "analyse", "-q", "--jobs", "1", "--depth", "1",
                                     "--from-move", "1498", "--report", str(tmp_path / "r.html"),
                                     "-o", str(tmp_path / "r.jsonl"), str(path)])
     assert status == 0
@@ -115,7 +116,7 @@ def test_a_long_games_page_is_written_in_pieces(tmp_path):
     """The page goes to its file a piece at a time (a diagram a piece), the same page as
     ``render_report`` makes whole: a long game's page (74 MB at 3,000 plies) is never held
     whole, nor twice while it is joined and encoded."""
-    from protocol.analyse.review.html import page_chunks, render_report
+    from pruner.analyse.review.html import page_chunks, render_report
     task = game_task(tmp_path, long_game_pgn(200))
     result = run_task(task, Settings(depth=1))
     review = build_review(1, task, result, "depth 1")

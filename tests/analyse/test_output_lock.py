@@ -1,6 +1,6 @@
 """An output that another run is writing is refused (issue 51, item 1).
 
-``protocol.output_files.locked`` holds a ``flock`` on a ``.NAME.lock`` file beside each output
+``pruner.output_files.locked`` holds a ``flock`` on a ``.NAME.lock`` file beside each output
 for the whole run: a second run given one of them ends at once with status 75 and a line naming
 the output and the other run, before anything is written; the lock goes with its holder,
 ``kill -9`` included. Two ``pruner analyse --resume`` on one output at once used to both run
@@ -17,9 +17,9 @@ import time
 
 import pytest
 
-from protocol import output_files
-from protocol.analyse.cli import main
-from protocol.output_files import EXIT_BUSY, OutputBusy, lock_path, locked
+from pruner import output_files
+from pruner.analyse.cli import main
+from pruner.output_files import EXIT_BUSY, OutputBusy, lock_path, locked
 
 from paths import ROOT
 
@@ -118,7 +118,7 @@ def test_a_lock_file_removed_by_its_last_holder_meanwhile_is_taken_again(tmp_pat
 def test_a_holder_killed_with_sigkill_leaves_no_lock(tmp_path):
     out = tmp_path / "out.jsonl"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from protocol.output_files import locked\n"
+        [sys.executable, "-c", "import sys; from pruner.output_files import locked\n"
                                "with locked([('-o', sys.argv[1])]):\n print('held', flush=True); sys.stdin.read()",
          str(out)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
@@ -167,7 +167,7 @@ def test_two_resumes_on_one_output_at_once_do_not_both_run(tmp_path):
     """The issue's case, with two processes: the first reads its positions from a pipe, so it
     is still running (the lock held) when the second starts."""
     out = tmp_path / "out.jsonl"
-    argv = [sys.executable, "-m", "protocol", "analyse", "--depth", "1", "-q", "--jobs", "1", "-o", str(out),
+    argv = [sys.executable, "-m", "pruner", "analyse", "--depth", "1", "-q", "--jobs", "1", "-o", str(out),
             "--resume", "-"]
     first = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:

@@ -12,7 +12,7 @@ import stat
 
 import pytest
 
-from protocol.analyse.cli import EXIT_USAGE, main
+from pruner.analyse.cli import EXIT_USAGE, main
 
 from os_helpers import NULL_DEVICE, SAME_FILE_NAMES, device_node, fifo_with_reader, same_file
 from sample_games import SCHOLAR
@@ -98,7 +98,7 @@ def test_a_replaced_file_keeps_its_permissions_and_a_hard_link_sees_the_new_cont
 
 
 def test_a_failed_replacement_leaves_the_old_file_and_no_temporary(tmp_path):
-    from protocol.output_files import replaced, write_file
+    from pruner.output_files import replaced, write_file
     page = tmp_path / "page.html"
     page.write_text("old")
     with pytest.raises(RuntimeError):
@@ -143,6 +143,6 @@ def test_two_outputs_on_one_file_are_refused(tmp_path):
 
 def test_a_device_may_be_input_and_output():
     """/dev/stdin and /dev/stdout on one terminal are one device: writing it destroys nothing."""
-    from protocol.output_files import same_file_problem
+    from pruner.output_files import same_file_problem
     assert same_file_problem([("-o", os.devnull)], [("input", os.devnull)]) is None
     assert "is the input" in same_file_problem([("-o", "a.pgn")], [("input", "./a.pgn")])

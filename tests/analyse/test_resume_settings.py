@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from protocol.analyse.cli import EXIT_USAGE, main
+from pruner.analyse.cli import EXIT_USAGE, main
 
 from paths import FAKE_ENGINE
 from sample_games import OPERA_GAME

@@ -20,11 +20,11 @@ import chess
 import chess.pgn
 import pytest
 
-from engine.openings import classify
-from protocol.analyse.cli import EXIT_USAGE, build_parser, main
-from protocol.analyse.review.html import format_score, numbered_line
-from protocol.analyse.review.model import chart_limit, chart_points, move_ticks
-from protocol.extras import missing_matplotlib
+from pruner.engine.openings import classify
+from pruner.analyse.cli import EXIT_USAGE, build_parser, main
+from pruner.analyse.review.html import format_score, numbered_line
+from pruner.analyse.review.model import chart_limit, chart_points, move_ticks
+from pruner.extras import missing_matplotlib
 
 from png_helpers import png_summary
 from sample_games import IMMORTAL_GAME, OPERA_GAME
@@ -221,7 +221,7 @@ MISTAGGED = """[Event "Tagged by someone else"]
 
 
 def test_the_opening_is_named_on_the_page_and_in_the_pgn(tmp_path):
-    """The data set's name of each game (engine.openings, tested against the data itself in
+    """The data set's name of each game (pruner.engine.openings, tested against the data itself in
     tests/engine/test_openings.py): on the page with a link to its position, and in the
     annotated PGN's ECO/Opening tags unless the game has its own."""
     texts = [IMMORTAL_GAME, NIMZO_BY_THE_ENGLISH, MISTAGGED]

@@ -8,11 +8,11 @@ import os
 
 import pytest
 
-from engine.analysis import DEFAULT_DEPTH
+from pruner.engine.analysis import DEFAULT_DEPTH
 from paths import ROOT
-from protocol.analyse.cli import main
-from protocol.analyse.review import collect, trust
-from protocol.analyse.tasks import Settings
+from pruner.analyse.cli import main
+from pruner.analyse.review import collect, trust
+from pruner.analyse.tasks import Settings
 
 GAME = """[Event "t"]
 [White "A"]

@@ -35,7 +35,7 @@ MIDDLEGAME = "r3k2r/pp1nbppp/2p1pn2/q7/3P4/2N1PN2/PPQ1BPPP/R3K2R b KQkq - 0 10"
 
 
 def command(*argv):
-    return [sys.executable, "-m", "protocol", "analyse"] + list(argv)
+    return [sys.executable, "-m", "pruner", "analyse"] + list(argv)
 
 
 def finished(argv, **kwargs):

@@ -25,18 +25,18 @@ import chess
 import chess.pgn
 import pytest
 
-from engine.pgn import PgnLines, PgnReader, decode
-from protocol.analyse.cli import EXIT_USAGE, main
-from protocol.analyse.filters import GameFilter, parse_condition
-from protocol.analyse.inputs import PositionTask
-from protocol.analyse.output import Progress
-from protocol.analyse.pool import ProcessRunner
-from protocol.analyse.resume import resume_output
-from protocol.analyse.review import collect
-from protocol.analyse.sources import from_name, missing_zstandard, parse_input_format
-from protocol.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, TaskFeed
-from protocol.analyse.tasks import Settings, TaskResult
-from protocol.analyse.uci_engine import EngineRunner
+from pruner.engine.pgn import PgnLines, PgnReader, decode
+from pruner.analyse.cli import EXIT_USAGE, main
+from pruner.analyse.filters import GameFilter, parse_condition
+from pruner.analyse.inputs import PositionTask
+from pruner.analyse.output import Progress
+from pruner.analyse.pool import ProcessRunner
+from pruner.analyse.resume import resume_output
+from pruner.analyse.review import collect
+from pruner.analyse.sources import from_name, missing_zstandard, parse_input_format
+from pruner.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, TaskFeed
+from pruner.analyse.tasks import Settings, TaskResult
+from pruner.analyse.uci_engine import EngineRunner
 
 from corpus import REAL_GAMES, corpus_games, headers_of, write_corpus
 from paths import FAKE_ENGINE, ROOT
@@ -103,7 +103,7 @@ def endless(pulled):
 
 
 def command():
-    return [sys.executable, "-m", "protocol", "analyse"]
+    return [sys.executable, "-m", "pruner", "analyse"]
 
 
 # -- every runner and --resume take an endless stream -------------------------------------------
@@ -487,7 +487,7 @@ def test_a_large_input_starts_at_once_with_the_memory_of_a_small_one(tmp_path):
 
 
 PEAK = """import resource, sys
-from protocol.analyse.cli import main
+from pruner.analyse.cli import main
 status = main(sys.argv[1:])
 print("peak", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 sys.exit(status)

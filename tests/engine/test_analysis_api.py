@@ -1,4 +1,4 @@
-"""engine.analysis: the in-process analysis API (analyse, Analyser) and its agreement with UCI."""
+"""pruner.engine.analysis: the in-process analysis API (analyse, Analyser) and its agreement with UCI."""
 
 import os
 import re
@@ -8,7 +8,7 @@ import chess
 import chess.engine
 import pytest
 
-from engine.analysis import DEFAULT_DEPTH, Analyser, Analysis, Line, analyse
+from pruner.engine.analysis import DEFAULT_DEPTH, Analyser, Analysis, Line, analyse
 
 from paths import ROOT
 

@@ -8,9 +8,9 @@ import pytest
 
 from loop_helpers import MockTables
 
-from engine.book import OpeningBook
-from engine.tablebase import MAX_DTZ, WIN_RANK, Tablebases
-from engine.types import TB_WIN
+from pruner.engine.book import OpeningBook
+from pruner.engine.tablebase import MAX_DTZ, WIN_RANK, Tablebases
+from pruner.engine.types import TB_WIN
 from polyglot_helpers import write_book
 
 
@@ -54,8 +54,8 @@ def test_tablebase_scores_and_root_ranking():
 # -- the search with tables -------------------------------------------------------------------
 
 def test_search_probes_after_a_capture_and_counts_tbhits():
-    from engine.search import Searcher
-    from engine.types import Limits
+    from pruner.engine.search import Searcher
+    from pruner.engine.types import Limits
     board = chess.Board("8/8/8/4k3/8/3r4/8/KQ6 w - - 0 1")  # Qxd3 reaches KQvK
     plain = Searcher().search(board, Limits(depth=3))
     assert plain.lines[0].tbhits == 0 and plain.score < 2000
@@ -81,8 +81,8 @@ class WinsOnlyFromA1(MockTables):
 
 
 def test_root_in_the_tables_plays_only_the_moves_that_keep_the_win():
-    from engine.search import Searcher
-    from engine.types import Limits
+    from pruner.engine.search import Searcher
+    from pruner.engine.types import Limits
     board = chess.Board("8/8/8/4k3/8/8/8/KQ6 w - - 0 1")
     searcher = Searcher()
     searcher.tablebases = Tablebases(WinsOnlyFromA1(), max_pieces=3)
@@ -95,8 +95,8 @@ def test_root_in_the_tables_plays_only_the_moves_that_keep_the_win():
 
 
 def test_positions_outside_the_tables_search_exactly_as_without_them():
-    from engine.search import Searcher
-    from engine.types import Limits
+    from pruner.engine.search import Searcher
+    from pruner.engine.types import Limits
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
     plain = Searcher().search(board, Limits(depth=4))
     searcher = Searcher()

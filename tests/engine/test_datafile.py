@@ -1,4 +1,4 @@
-"""engine.datafile: only regular files are opened, never waited on, and a mapped file modified
+"""pruner.engine.datafile: only regular files are opened, never waited on, and a mapped file modified
 in place is reported before it is read."""
 
 import os
@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from engine import datafile
-from engine.datafile import FileChanged, MappedFile, UnusableFile
+from pruner.engine import datafile
+from pruner.engine.datafile import FileChanged, MappedFile, UnusableFile
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="FIFOs")
 

@@ -15,7 +15,7 @@ import re
 import chess
 import pytest
 
-from engine.epd import EpdReader, SkippedLine
+from pruner.engine.epd import EpdReader, SkippedLine
 
 from paths import QUIRKY, QUIRKY_FILES, QUIRKY_SUMMARY
 

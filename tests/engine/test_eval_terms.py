@@ -8,10 +8,10 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine import eval_terms, evaluate as evaluation
-from engine.attacks import from_move
-from engine.board import Position
-from engine.makemove import do_move
+from pruner.engine import eval_terms, evaluate as evaluation
+from pruner.engine.attacks import from_move
+from pruner.engine.board import Position
+from pruner.engine.makemove import do_move
 
 from paths import EPD
 from playouts import random_moves
@@ -86,7 +86,7 @@ def test_counts_are_colour_symmetric():
 @pytest.fixture
 def counting(monkeypatch):
     """The terms switched on with distinct weights (as a tuned module would) in the engine's own
-    evaluation (``engine.evaluate.DEFAULT``) for one test."""
+    evaluation (``pruner.engine.evaluate.DEFAULT``) for one test."""
     weights = tuple((3 + 2 * i, -5 + 3 * i) for i in range(len(NAMES)))
     monkeypatch.setattr(evaluation, "DEFAULT", evaluation.Evaluator(net=evaluation.DEFAULT.net, candidates=weights))
     yield weights

@@ -1,5 +1,5 @@
 """Who owns the evaluation (issue 53, item 2): each ``Searcher`` owns an
-``engine.evaluate.Evaluator`` chosen by constructing it, so two searchers with different
+``pruner.engine.evaluate.Evaluator`` chosen by constructing it, so two searchers with different
 evaluations in one process give what each gives alone; no module of engine/ switches an
 evaluation by rebinding its module's names (``global``) or refilling a module's list in place."""
 
@@ -8,9 +8,9 @@ import os
 
 import chess
 
-from engine import bench
-from engine.search import Searcher, SearchParams
-from engine.types import Limits
+from pruner.engine import bench
+from pruner.engine.search import Searcher, SearchParams
+from pruner.engine.types import Limits
 from paths import ROOT
 from test_nnue import random_net
 

@@ -1,6 +1,6 @@
-"""The search's own make/unmake (``engine.makemove``) against python-chess's ``push``/``pop``.
+"""The search's own make/unmake (``pruner.engine.makemove``) against python-chess's ``push``/``pop``.
 
-After every ``do_move``/``do_null`` on an ``engine.board.Position`` each of its fields must
+After every ``do_move``/``do_null`` on an ``pruner.engine.board.Position`` each of its fields must
 equal those of a fresh ``Position`` of the board python-chess's ``push`` gives (pieces,
 colours, the square table, side to move, castling rights, en-passant square, fifty-move
 counter, king squares, Zobrist key, material and phase, the net's accumulator); after ``undo_move`` the position
@@ -16,9 +16,9 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.attacks import from_move, unsigned
-from engine.board import Position
-from engine.makemove import do_move, do_null, undo_move
+from pruner.engine.attacks import from_move, unsigned
+from pruner.engine.board import Position
+from pruner.engine.makemove import do_move, do_null, undo_move
 
 from chess960_cover import castling_cover, layouts
 from paths import EPD

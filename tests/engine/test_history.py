@@ -1,13 +1,13 @@
-"""``engine.history``: the killers and the butterfly history, and the rule a quiet cut-off applies."""
+"""``pruner.engine.history``: the killers and the butterfly history, and the rule a quiet cut-off applies."""
 
 import random
 
 import chess
 
-from engine.attacks import from_move
-from engine.history import BONUS_MAX, HISTORY_MAX, HISTORY_SIZE, MoveStats, history_index
-from engine.search import Searcher
-from engine.types import Limits, MAX_PLY
+from pruner.engine.attacks import from_move
+from pruner.engine.history import BONUS_MAX, HISTORY_MAX, HISTORY_SIZE, MoveStats, history_index
+from pruner.engine.search import Searcher
+from pruner.engine.types import Limits, MAX_PLY
 
 WHITE, BLACK = 1, 0  # python-chess's colours as the search's side to move
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.attacks import from_move
-from engine.board import Position
-from engine.evaluate import DEFAULT, evaluate
-from engine.makemove import do_move, do_null
-from engine.zobrist import full_key
+from pruner.engine.attacks import from_move
+from pruner.engine.board import Position
+from pruner.engine.evaluate import DEFAULT, evaluate
+from pruner.engine.makemove import do_move, do_null
+from pruner.engine.zobrist import full_key
 
 from paths import EPD
 from playouts import random_moves

@@ -1,4 +1,4 @@
-"""Perft through the engine's own move generation: ``engine.movepick.ordered_moves``, the staged
+"""Perft through the engine's own move generation: ``pruner.engine.movepick.ordered_moves``, the staged
 generator the search uses (hash move, captures, killers, quiets, losing captures).
 
 At every node the moves yielded must be exactly ``board.legal_moves`` (no move missing, none
@@ -15,12 +15,12 @@ from typing import List
 import chess
 import pytest
 
-from engine.attacks import from_move, to_move
-from engine.board import Position, in_check
-from engine.history import MoveStats
-from engine.makemove import do_move, undo_move
-from engine.movegen import generate, is_legal, legal_captures, legal_quiets, queen_promotions
-from engine.movepick import ordered_moves, tactical_moves
+from pruner.engine.attacks import from_move, to_move
+from pruner.engine.board import Position, in_check
+from pruner.engine.history import MoveStats
+from pruner.engine.makemove import do_move, undo_move
+from pruner.engine.movegen import generate, is_legal, legal_captures, legal_quiets, queen_promotions
+from pruner.engine.movepick import ordered_moves, tactical_moves
 
 from chess960_cover import castling_cover
 from paths import EPD as EPD_DIR
@@ -116,7 +116,7 @@ def test_ordering_hints_never_change_the_move_set():
             assert moves[0] == tt_move
 
 
-# -- engine.movegen: own generation, equal to python-chess's move for move ----------------------
+# -- pruner.engine.movegen: own generation, equal to python-chess's move for move ----------------------
 
 def python_chess_captures(board: chess.Board) -> List[chess.Move]:
     return list(board.generate_legal_captures())
@@ -149,7 +149,7 @@ def assert_same_generation(board: chess.Board) -> None:
 
 
 def python_chess_tactical(board: chess.Board) -> List[chess.Move]:
-    """Captures and queen promotions by MVV-LVA, as engine.movepick orders them, from python-chess's lists."""
+    """Captures and queen promotions by MVV-LVA, as pruner.engine.movepick orders them, from python-chess's lists."""
     scored = []
     for move in python_chess_captures(board):
         victim = board.piece_type_at(move.to_square) or chess.PAWN

@@ -13,10 +13,10 @@ import zlib
 import chess
 import pytest
 
-from engine import evaluate as evaluation, nnue, types
-from engine.board import Position
-from engine.search import Searcher, SearchParams
-from engine.types import MATE_BOUND, TB_BOUND, Limits
+from pruner.engine import evaluate as evaluation, nnue, types
+from pruner.engine.board import Position
+from pruner.engine.search import Searcher, SearchParams
+from pruner.engine.types import MATE_BOUND, TB_BOUND, Limits
 from net_helpers import damaged_copies, shipped_bytes
 from test_nnue import game_boards, random_net
 

@@ -1,4 +1,4 @@
-"""The learned evaluation (``engine.nnue``, issue 47): the accumulator kept by make/unmake
+"""The learned evaluation (``pruner.engine.nnue``, issue 47): the accumulator kept by make/unmake
 equals the one computed from scratch on 10,000 positions of games, the evaluation is the same
 for a position and its colour-flipped twin, the file format round-trips and refuses damaged or
 foreign files by name, and a net whose lanes could overflow is refused."""
@@ -11,10 +11,10 @@ import chess
 import chess.pgn
 import pytest
 
-from engine import evaluate as evaluation, nnue
-from engine.attacks import from_move
-from engine.board import Position
-from engine.makemove import do_move, undo_move
+from pruner.engine import evaluate as evaluation, nnue
+from pruner.engine.attacks import from_move
+from pruner.engine.board import Position
+from pruner.engine.makemove import do_move, undo_move
 from paths import DATA
 from playouts import random_moves
 
@@ -35,7 +35,7 @@ def random_net(seed, hidden=8, extreme=False, residual=True):
 
 @pytest.fixture
 def net_in_use(monkeypatch):
-    """A function that makes the engine's own evaluation (``engine.evaluate.DEFAULT``, which
+    """A function that makes the engine's own evaluation (``pruner.engine.evaluate.DEFAULT``, which
     ``Position`` and the module's functions use) one with the net it is given, for one test."""
     def use(net):
         monkeypatch.setattr(evaluation, "DEFAULT", evaluation.Evaluator(net=net))
@@ -162,7 +162,7 @@ def test_a_net_that_could_overflow_a_lane_is_refused():
 
 
 def test_the_breakdown_shows_the_nets_share_and_adds_up(net_in_use):
-    from protocol.uci.display import eval_table
+    from pruner.uci.display import eval_table
     net = random_net(13)
     net_in_use(net)
     for board, _ in game_boards(200)[::20]:

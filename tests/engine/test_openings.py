@@ -13,7 +13,7 @@ import chess
 import chess.pgn
 import pytest
 
-from engine import openings
+from pruner.engine import openings
 from paths import ROOT
 
 IMMORTAL = "1. e4 e5 2. f4 exf4 3. Bc4 Qh4+ 4. Kf1 b5 5. Bxb5 Nf6 6. Nf3 Qh6 7. d3 Nh5 8. Nh4 Qg5 9. Nf5 c6"
@@ -24,7 +24,7 @@ LICHESS_GAMES = os.path.join(ROOT, "docs", "data", "lichess_2026-06_800-1999.pgn
 
 @pytest.fixture(scope="module")
 def rows():
-    """The data file's entries as ``(eco, name, pgn)``, read without engine.openings."""
+    """The data file's entries as ``(eco, name, pgn)``, read without pruner.engine.openings."""
     with gzip.open(openings.DATA_FILE, "rt", encoding="utf-8") as handle:
         reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
         assert next(reader) == ["eco", "name", "pgn"]

@@ -5,8 +5,8 @@ import threading
 import chess
 import pytest
 
-from engine import bench
-from engine.perft import PerftStopped, perft, perft_divide
+from pruner.engine import bench
+from pruner.engine.perft import PerftStopped, perft, perft_divide
 
 
 def test_perft_stops_when_asked_and_never_returns_a_partial_total():

@@ -6,10 +6,10 @@ The searcher's clock is replaced by one that runs with the node count (10,000 no
 
 import chess
 
-from engine import bench
-from engine.search import Searcher
-from engine.smp import ParallelSearcher
-from engine.types import Limits, SearchInfo, SearchProgress
+from pruner.engine import bench
+from pruner.engine.search import Searcher
+from pruner.engine.smp import ParallelSearcher
+from pruner.engine.types import Limits, SearchInfo, SearchProgress
 
 NODES_PER_SECOND = 10000
 SECOND_MS = 1000

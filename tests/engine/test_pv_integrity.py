@@ -15,8 +15,8 @@ import chess
 import chess.pgn
 import pytest
 
-from engine.search import Searcher
-from engine.types import Limits, SearchInfo
+from pruner.engine.search import Searcher
+from pruner.engine.types import Limits, SearchInfo
 
 from paths import DATA
 

@@ -1,8 +1,8 @@
-"""engine.reference: the textbook tree searches, and the link from them to the real searcher.
+"""pruner.engine.reference: the textbook tree searches, and the link from them to the real searcher.
 
 1. The worked examples in tests/data/seed_trees.json: values and visit counts.
 2. Hypothesis: on random trees minimax, negamax and alpha-beta agree; alpha-beta never visits more.
-3. ``minimax_chess`` on its own (draw and mate rules), then against ``engine.search`` with
+3. ``minimax_chess`` on its own (draw and mate rules), then against ``pruner.engine.search`` with
    pruning, reductions and extensions off: same root score at depths 1, 2 and 3.
 """
 
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.reference import alphabeta, minimax, minimax_chess, negamax
-from engine.types import DRAW, MATE, MATE_BOUND, Limits
+from pruner.engine.reference import alphabeta, minimax, minimax_chess, negamax
+from pruner.engine.types import DRAW, MATE, MATE_BOUND, Limits
 
 from paths import DATA, EPD
 
@@ -180,7 +180,7 @@ depth 3):
 def _searcher_class():
     """The real searcher and its parameters. A rename must fail this check, never switch it
     off: the import is not guarded."""
-    from engine.search import Searcher, SearchParams
+    from pruner.engine.search import Searcher, SearchParams
     assert hasattr(Searcher, "quiescence_score"), "the cross-check needs Searcher.quiescence_score()"
     return Searcher, SearchParams
 

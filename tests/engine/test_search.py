@@ -5,10 +5,10 @@ import threading
 import chess
 import pytest
 
-from engine import bench
-from engine.attacks import to_move
-from engine.search import Searcher
-from engine.types import Limits, SearchInfo
+from pruner.engine import bench
+from pruner.engine.attacks import to_move
+from pruner.engine.search import Searcher
+from pruner.engine.types import Limits, SearchInfo
 from loop_helpers import FailsAtDepth
 
 MATES = [
@@ -188,7 +188,7 @@ def test_stopped_iteration_plays_a_new_best_move_it_found(monkeypatch):
     depth_two, depth_three = infos[1], infos[2]
     assert depth_two.pv[0] != depth_three.pv[0] and depth_three.score > depth_two.score
 
-    from engine import search as search_module
+    from pruner.engine import search as search_module
     found_at = []
 
     class RecordingRun(search_module.SearchRun):
@@ -312,9 +312,9 @@ SEE_CASES = [
 
 @pytest.mark.parametrize("fen,uci,expected", SEE_CASES)
 def test_static_exchange_evaluation(fen, uci, expected):
-    from engine.attacks import from_move
-    from engine.board import Position
-    from engine.movepick import see
+    from pruner.engine.attacks import from_move
+    from pruner.engine.board import Position
+    from pruner.engine.movepick import see
     assert see(Position(chess.Board(fen)), from_move(chess.Move.from_uci(uci))) == expected
 
 
@@ -338,7 +338,7 @@ def test_ponder_search_ignores_the_clock_until_ponderhit():
 
 
 def test_search_params_parse_overrides_and_rejects_unknown_names():
-    from engine.search import SearchParams
+    from pruner.engine.search import SearchParams
     params = SearchParams.parse("rfp_depth=0, nmp_depth=99 pruning=off")
     assert (params.rfp_depth, params.nmp_depth, params.pruning) == (0, 99, False)
     assert params.lmr_depth == SearchParams().lmr_depth
@@ -352,7 +352,8 @@ def test_movetime_is_used_to_the_end(monkeypatch):
     # `go movetime 1000` with 10 ms of move overhead: the search goes on until 990 ms (the
     # clock here moves on 10 ms at each reading), as Stockfish does; it used to stop starting
     # iterations at 60% of that.
-    import engine.search
+    import pruner.engine.search
+    from pruner import engine
     from loop_helpers import SteppingClock
     monkeypatch.setattr(engine.search, "time", SteppingClock(0.010))
     result = Searcher().search(chess.Board(bench.POSITIONS[1]), Limits(movetime=1000))
@@ -424,7 +425,7 @@ def test_a_forced_move_on_a_clock_is_searched_for_a_true_score_and_a_ponder_move
     """One legal move: searched (it used to stop at depth 1, `score cp 33` here) within a small
     share of the clock, reporting the mate and the mating reply as its ponder move. The clock
     moves on 2 ms at each reading (every 128 nodes and each iteration): no wall time."""
-    from engine.timeman import FORCED_MOVE_MS
+    from pruner.engine.timeman import FORCED_MOVE_MS
     from loop_helpers import SteppingClock
     searcher = Searcher()
     searcher.clock = SteppingClock(0.002).monotonic
@@ -441,7 +442,8 @@ def test_a_forced_move_on_a_clock_is_searched_for_a_true_score_and_a_ponder_move
 
 
 def test_a_forced_move_keeps_the_depth_node_and_time_limits_it_is_given(monkeypatch):
-    import engine.search
+    import pruner.engine.search
+    from pruner import engine
     from loop_helpers import SteppingClock
     board = chess.Board(FORCED)
     assert Searcher().search(board, Limits(depth=6)).depth == 6

@@ -12,13 +12,13 @@ import sys
 import chess
 import pytest
 
-from engine.zobrist import full_key
-from engine.search import Searcher
-from engine.attacks import from_move, to_move
-from engine.shared_tt import SharedTranspositionTable
-from engine.smp import HelperPool, HelperSearcher, ParallelSearcher
-from engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
-from engine.types import INF, MATE, Limits
+from pruner.engine.zobrist import full_key
+from pruner.engine.search import Searcher
+from pruner.engine.attacks import from_move, to_move
+from pruner.engine.shared_tt import SharedTranspositionTable
+from pruner.engine.smp import HelperPool, HelperSearcher, ParallelSearcher
+from pruner.engine.tt import EXACT, LOWER, UPPER, TranspositionTable, score_from_tt, score_to_tt
+from pruner.engine.types import INF, MATE, Limits
 from engine_process import WAIT
 
 LINUX = sys.platform.startswith("linux")
@@ -27,7 +27,7 @@ MIDDLEGAME = "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2PP1N2/PP3PPP/RNBQ1RK1 w - - 0
 
 MOVE_CASES = [0] + [from_move(chess.Move.from_uci(uci)) for uci in ("e2e4", "a7a8q", "h2h1n", "b7a8r", "g2g1b", "e1g1",
                                                                       "e1h1", "a1h8", "h8a1")]
-"""Move codes (``engine.attacks``; 0: no move) the tables must keep."""
+"""Move codes (``pruner.engine.attacks``; 0: no move) the tables must keep."""
 SCORE_CASES = [0, 1, -1, 150, -150, 2999, -2999, MATE - 1, -(MATE - 1), score_to_tt(MATE - 7, 5),
                score_to_tt(-(MATE - 7), 5), score_to_tt(MATE - 127, 127), INF, -INF, 32767, -32768]
 
@@ -233,7 +233,7 @@ def running(pids):
 def test_helpers_that_cannot_start_leave_one_working_thread(monkeypatch):
     def no_processes(count, table):
         raise RuntimeError("helper process 1 did not start")
-    monkeypatch.setattr("engine.smp.HelperPool", no_processes)
+    monkeypatch.setattr("pruner.engine.smp.HelperPool", no_processes)
     searcher = ParallelSearcher(1)
     with pytest.raises(RuntimeError):
         searcher.set_threads(2)

@@ -7,11 +7,11 @@ import random
 import chess
 import pytest
 
-from engine import bench
-from engine.search import Searcher, SearchParams
-from engine.strength import (CALIBRATED_BENCH, MODEL, Calibration, CalibrationPoint, StrengthLimit,
+from pruner.engine import bench
+from pruner.engine.search import Searcher, SearchParams
+from pruner.engine.strength import (CALIBRATED_BENCH, MODEL, Calibration, CalibrationPoint, StrengthLimit,
                              calibrated_params)
-from engine.types import MATE, Limits, SearchInfo
+from pruner.engine.types import MATE, Limits, SearchInfo
 from loop_helpers import SteppingClock
 
 POSITIONS = bench.POSITIONS[:20]
@@ -35,8 +35,9 @@ def test_model_gets_stronger_with_the_level_and_clamps_the_range():
 
 
 def test_limited_strength_is_governed_by_nodes_not_the_clock(monkeypatch):
-    import engine.search
-    from engine import timeman
+    import pruner.engine.search
+    from pruner import engine
+    from pruner.engine import timeman
     limit = StrengthLimit(1400)
     blitz = limit.limits_for(Limits(wtime=3000, btime=3000, winc=50, binc=50))
     assert blitz.time_cap_only and blitz.nodes == limit.nodes
@@ -174,7 +175,7 @@ def bent_points(error):
 # -- PRUNER_STRENGTH_LEVEL (scripts/calibrate.py plays levels, not settings) ------------------
 
 def test_the_environment_level_replaces_the_setting(monkeypatch):
-    from engine.strength import LEVEL_VARIABLE, UCI_ELO, strength_for
+    from pruner.engine.strength import LEVEL_VARIABLE, UCI_ELO, strength_for
     monkeypatch.delenv(LEVEL_VARIABLE, raising=False)
     limit, problem = strength_for(UCI_ELO.min_elo)
     assert problem is None and limit.level == UCI_ELO.level_for(UCI_ELO.min_elo)

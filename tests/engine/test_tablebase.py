@@ -9,12 +9,12 @@ import chess
 import chess.syzygy
 import pytest
 
-from engine.search import Searcher
-from engine.tablebase import MAX_DTZ, WIN_RANK, Tablebases, rank_score
-from engine.tt import score_from_tt, score_to_tt, tt_key
-from engine.types import TB_BOUND, TB_WIN, Limits, shown_cp
+from pruner.engine.search import Searcher
+from pruner.engine.tablebase import MAX_DTZ, WIN_RANK, Tablebases, rank_score
+from pruner.engine.tt import score_from_tt, score_to_tt, tt_key
+from pruner.engine.types import TB_BOUND, TB_WIN, Limits, shown_cp
 from loop_helpers import QUEEN_TAKES_ROOK, broken_copy
-from protocol.uci.wire import format_score
+from pruner.uci.wire import format_score
 
 from paths import SYZYGY
 

@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.timeman import FORCED_MOVE_MS, MIN_TIME_MS, allocate, forced_move
-from engine.types import Limits
+from pruner.engine.timeman import FORCED_MOVE_MS, MIN_TIME_MS, allocate, forced_move
+from pruner.engine.types import Limits
 
 
 def test_untimed_searches_have_no_limits():

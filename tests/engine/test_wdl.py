@@ -1,5 +1,5 @@
 """The win/draw/loss model (engine/wdl.py), its fit (scripts/wdl_fit.py, which reads the games'
-scores with matchlib.pgnread) and the evaluation term by term (engine/evaluate.py
+scores with pruner.lab.matchlib.pgnread) and the evaluation term by term (engine/evaluate.py
 ``breakdown``, the UCI ``eval`` command)."""
 
 import gzip
@@ -11,11 +11,11 @@ import chess
 import pytest
 
 import wdl_fit
-from engine import bench, wdl
-from engine.epd import read_epd_file
-from engine.evaluate import DEFAULT, PHASE_MAX, TEMPO, breakdown, evaluate
-from engine.types import MATE, TB_WIN
-from matchlib.pgnread import parse_score
+from pruner.engine import bench, wdl
+from pruner.engine.epd import read_epd_file
+from pruner.engine.evaluate import DEFAULT, PHASE_MAX, TEMPO, breakdown, evaluate
+from pruner.engine.types import MATE, TB_WIN
+from pruner.lab.matchlib.pgnread import parse_score
 from paths import ROOT
 from playouts import random_game_end
 
@@ -203,11 +203,11 @@ def test_the_start_position_is_level_but_for_the_tempo(classical_evaluation):
     assert math.isclose(parts.terms[0].white[0], 8 * 82 + 2 * 337 + 2 * 365 + 2 * 477 + 1025)
 
 
-# -- engine.analysis --------------------------------------------------------------------------------
+# -- pruner.engine.analysis --------------------------------------------------------------------------------
 
 def test_analysis_results_carry_wdl_from_the_side_to_move():
     import chess.engine
-    from engine.analysis import analyse
+    from pruner.engine.analysis import analyse
     board = chess.Board("r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3")
     result = analyse(board, depth=3, multipv=2)
     for line in result.lines:

@@ -1,4 +1,4 @@
-"""Other evaluation weights inside a process (an ``engine.evaluate.Evaluator`` made with
+"""Other evaluation weights inside a process (an ``pruner.engine.evaluate.Evaluator`` made with
 them, the ``weights`` search parameter): a limited-strength search keeps the weights its calibration
 measured when the engine's own are re-tuned. The switched evaluation must equal that of a
 process that imported the other weights from the start, and switching back must give today's
@@ -15,14 +15,14 @@ import types
 import chess
 import pytest
 
-from engine import bench, evaluate as evaluation, nnue, weights
-from engine.attacks import from_move
-from engine.board import Position
-from engine.evaluate import Evaluator, evaluate
-from engine.makemove import do_move
-from engine.search import Searcher, SearchParams
-from engine.strength import CALIBRATED_BENCH, calibrated_params
-from engine.types import Limits
+from pruner.engine import bench, evaluate as evaluation, nnue, weights
+from pruner.engine.attacks import from_move
+from pruner.engine.board import Position
+from pruner.engine.evaluate import Evaluator, evaluate
+from pruner.engine.makemove import do_move
+from pruner.engine.search import Searcher, SearchParams
+from pruner.engine.strength import CALIBRATED_BENCH, calibrated_params
+from pruner.engine.types import Limits
 
 from paths import ROOT
 from playouts import random_moves
@@ -72,10 +72,10 @@ def _evaluations(evaluator=None) -> list:
 
 _CHILD = """
 import importlib, json, sys
-import engine
-engine.weights = sys.modules["engine.weights"] = importlib.import_module(%r)
+import pruner.engine; from pruner import engine
+pruner.engine.weights = sys.modules["pruner.engine.weights"] = importlib.import_module(%r)
 from test_weights_switch import _evaluations
-from engine import bench
+from pruner.engine import bench
 print(json.dumps({"evaluations": _evaluations(), "bench": bench.run(depth=3).nodes}))
 """ % MODULE
 
@@ -123,7 +123,7 @@ def test_a_search_with_other_weights_then_todays_repeats_todays_search(other_wei
     assert searcher.evaluator.weights_name == MODULE and other.nodes != first.nodes
     searcher.new_game()
     again = searcher.search(board, Limits(depth=5))
-    assert searcher.evaluator.weights_name == "engine.weights"
+    assert searcher.evaluator.weights_name == "pruner.engine.weights"
     assert (again.nodes, again.best_move, again.score) == (first.nodes, first.best_move, first.score)
 
 
@@ -145,11 +145,11 @@ def test_switching_weights_empties_the_table(other_weights):
 
 
 def test_limited_searches_name_the_weights_they_were_calibrated_with():
-    assert calibrated_params().weights == "engine.weights"
+    assert calibrated_params().weights == "pruner.engine.weights"
     assert bench.run(params=calibrated_params()).nodes == CALIBRATED_BENCH
 
 
-@pytest.mark.parametrize("text", ["weights=engine.no_such_weights", "weights=engine.search", "weights=chess"])
+@pytest.mark.parametrize("text", ["weights=engine.no_such_weights", "weights=pruner.engine.search", "weights=chess"])
 def test_a_weights_parameter_that_is_no_weights_module_is_refused(text):
     with pytest.raises(ValueError, match="weights module"):
         SearchParams.parse(text)

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 import calibrate
-from engine.strength import LEVEL_VARIABLE, Calibration, CalibrationPoint
+from pruner.engine.strength import LEVEL_VARIABLE, Calibration, CalibrationPoint
 from paths import FAKE_ENGINE, ROOT
 
 pytestmark = pytest.mark.one_interpreter

@@ -18,7 +18,7 @@ THIS_CHECKOUT = dict(os.environ, PYTHONPATH=ROOT)
 installed (a developer's second worktree), or ``cli.run`` would warn about the mix."""
 
 SCRIPT = """
-from matchlib import cli
+from pruner.lab.matchlib import cli
 
 def main():
     for number in range({lines}):
@@ -50,7 +50,7 @@ def test_a_reader_that_goes_away_ends_the_script_quietly_with_status_1():
 
 
 def test_an_os_error_ends_the_script_with_one_line_naming_the_file():
-    code = "from matchlib import cli\ndef main():\n    open('/nonexistent/input.pgn')\ncli.run(main)\n"
+    code = "from pruner.lab.matchlib import cli\ndef main():\n    open('/nonexistent/input.pgn')\ncli.run(main)\n"
     process = subprocess.run([sys.executable, "-c", code], cwd=SCRIPTS, env=THIS_CHECKOUT, capture_output=True,
                              timeout=60)
     error = process.stderr.decode()
@@ -59,13 +59,18 @@ def test_an_os_error_ends_the_script_with_one_line_naming_the_file():
 
 
 def test_a_script_that_imports_another_checkouts_engine_says_so(tmp_path):
-    """A script reaches ``engine`` as an installed package: run with a Python whose Pruner is
-    another checkout (here one first on PYTHONPATH), it warns in one line before it runs."""
+    """A script reaches ``pruner`` as an installed package: a script of another checkout (here a
+    copy in other/scripts/) run with this Python, whose Pruner is this checkout, warns in one
+    line before it runs; the same script in this checkout's scripts/ does not."""
     other = tmp_path / "other"
-    (other / "engine").mkdir(parents=True)
-    shutil.copy(os.path.join(ROOT, "engine", "__init__.py"), str(other / "engine"))
-    process = subprocess.run([sys.executable, "-c", "from matchlib import cli\ncli.run(lambda: 0)\n"], cwd=SCRIPTS,
-                             env=dict(os.environ, PYTHONPATH=str(other)), capture_output=True, text=True, timeout=60)
+    (other / "scripts").mkdir(parents=True)
+    script = other / "scripts" / "probe.py"
+    script.write_text("from pruner.lab.matchlib import cli\ncli.run(lambda: 0)\n")
+    process = subprocess.run([sys.executable, str(script)], cwd=str(tmp_path), capture_output=True, text=True,
+                             timeout=60)
     assert process.returncode == 0 and process.stderr.count("\n") == 1, process.stderr
-    assert "warning: this script is in %s but imports the engine in %s; `pip install -e %s`" % (ROOT, other, ROOT) \
+    assert "warning: this script is in %s but imports the engine in %s; `pip install -e %s`" % (other, ROOT, other) \
         in process.stderr
+    process = subprocess.run([sys.executable, "-c", "from pruner.lab.matchlib import cli\ncli.run(lambda: 0)\n"],
+                             cwd=SCRIPTS, capture_output=True, text=True, timeout=60)
+    assert process.returncode == 0 and process.stderr == "", process.stderr

@@ -31,7 +31,7 @@ def test_eight_game_match_on_a_local_cluster(tmp_path):
     openings = tmp_path / "openings.epd"
     openings.write_text("\n".join(OPENINGS) + "\n")
     pgn = tmp_path / "match.pgn"
-    engine = "%s -m protocol" % sys.executable
+    engine = "%s -m pruner" % sys.executable
     command = [sys.executable, MATCH, "--engine", engine, "--engine", engine, "--dir1", REPO_ROOT,
                "--dir2", REPO_ROOT, "--name1", "one", "--name2", "two", "--nodes", "300", "--max-moves", "20",
                "--games", "8", "--openings", str(openings), "--sequential", "--cluster", "local:2",

@@ -19,15 +19,15 @@ import chess.pgn
 import pytest
 
 import match as match_cli
-from matchlib.adjudication import AdjudicationRules, Adjudicator, rules_outcome
-from matchlib.engines import EnginePlayer, match_options, parse_engine_spec, parse_option
-from matchlib.game import GameJob, GameRecord, GameSettings, play_game
-from matchlib.openings import Opening, load_openings, pair_order
-from matchlib.pgnout import record_to_pgn
-from matchlib.resume import pgn_games
-from matchlib.runner import EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED
-from matchlib.tally import Tally
-from matchlib.timecontrol import TimeControl, parse_tc
+from pruner.lab.matchlib.adjudication import AdjudicationRules, Adjudicator, rules_outcome
+from pruner.lab.matchlib.engines import EnginePlayer, match_options, parse_engine_spec, parse_option
+from pruner.lab.matchlib.game import GameJob, GameRecord, GameSettings, play_game
+from pruner.lab.matchlib.openings import Opening, load_openings, pair_order
+from pruner.lab.matchlib.pgnout import record_to_pgn
+from pruner.lab.matchlib.resume import pgn_games
+from pruner.lab.matchlib.runner import EXIT_DONE, EXIT_H0, EXIT_INCONCLUSIVE, EXIT_INTERRUPTED
+from pruner.lab.matchlib.tally import Tally
+from pruner.lab.matchlib.timecontrol import TimeControl, parse_tc
 from paths import ROOT, SCRIPTS
 
 pytestmark = pytest.mark.one_interpreter
@@ -122,8 +122,8 @@ def test_good_limits_reach_the_time_control():
 # --- engine specs ------------------------------------------------------------------------
 
 def test_engine_spec_parsing():
-    spec = parse_engine_spec("cwd=/tmp/base PYTHONPATH=/tmp/base name=base python -m protocol")
-    assert spec.command == ["python", "-m", "protocol"]
+    spec = parse_engine_spec("cwd=/tmp/base PYTHONPATH=/tmp/base name=base python -m pruner")
+    assert spec.command == ["python", "-m", "pruner"]
     assert spec.cwd == "/tmp/base" and spec.name == "base" and spec.env == {"PYTHONPATH": "/tmp/base"}
     spec = parse_engine_spec("stockfish", name="SF", cwd="/x", options=["Hash=16", "Skill Level=3"],
                              env=["A=1"])
@@ -618,7 +618,7 @@ def test_pruner_vs_pruner(tmp_path):
     """Four games of Pruner against itself at 1+0.05, through the command line: this Python's
     against the default opponent (on PyPy when one is installed)."""
     pgn = tmp_path / "pruner.pgn"
-    engine = "cwd=%s %s -m protocol" % (ROOT, sys.executable)
+    engine = "cwd=%s %s -m pruner" % (ROOT, sys.executable)
     proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", engine,
                            "--tc", "1+0.05", "--games", "4", "--concurrency", "2", "--max-moves", "25",
                            "--openings", NOOB, "--seed", "1", "--pgn", str(pgn)],
@@ -704,7 +704,7 @@ def test_resume_after_an_sprt_decided_plays_nothing_and_keeps_the_verdict(capsys
 
 
 def test_resume_reads_faults_and_refuses_what_is_not_one_match(tmp_path):
-    from matchlib.resume import resume
+    from pruner.lab.matchlib.resume import resume
     openings = [Opening(chess.Board()), Opening(chess.Board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"))]
     pgn = tmp_path / "games.pgn"
 
@@ -771,11 +771,11 @@ def test_resume_replays_a_game_whose_record_is_torn(capsys, tmp_path):
 # --- the default opponent --------------------------------------------------------------------
 
 def test_the_default_opponent_is_this_checkouts_pruner_on_this_python(monkeypatch):
-    from matchlib import ROOT as MATCHLIB_ROOT
-    from matchlib.engines import this_pruner
+    from pruner.lab.matchlib import ROOT as MATCHLIB_ROOT
+    from pruner.lab.matchlib.engines import this_pruner
     monkeypatch.delenv("PRUNER_INTERPRETER", raising=False)
     spec = parse_engine_spec(this_pruner())
-    assert spec.command == [sys.executable, "-m", "protocol"] and spec.cwd == MATCHLIB_ROOT == ROOT
+    assert spec.command == [sys.executable, "-m", "pruner"] and spec.cwd == MATCHLIB_ROOT == ROOT
     assert spec.env == {"PRUNER_INTERPRETER": "auto"}  # as the `pruner` command runs
     monkeypatch.setenv("PRUNER_INTERPRETER", "cpython")
     assert parse_engine_spec(this_pruner()).env == {}  # the user's choice is inherited as it is
@@ -788,7 +788,7 @@ def test_a_match_turns_pruners_human_time_off_unless_told_otherwise():
     assert match_options(["Hash", "Human Time"], {"Hash": "16"}) == {"Hash": "16", "Human Time": "false"}
     assert match_options(["Hash", "Human Time"], {"human time": "true"}) == {"human time": "true"}
     assert match_options(["Hash"], {}) == {}  # an engine that does not declare it gets nothing
-    from matchlib.engines import this_pruner
+    from pruner.lab.matchlib.engines import this_pruner
     player = EnginePlayer(parse_engine_spec(this_pruner(), options=["UCI_LimitStrength=true"]))
     try:
         player.start()

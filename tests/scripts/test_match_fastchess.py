@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from matchlib import fastchess, report
-from matchlib.stats import Sprt
-from matchlib.tally import Tally
-from matchlib.timecontrol import TimeControl
+from pruner.lab.matchlib import fastchess, report
+from pruner.lab.matchlib.stats import Sprt
+from pruner.lab.matchlib.tally import Tally
+from pruner.lab.matchlib.timecontrol import TimeControl
 from test_match import _record  # the game records of the match tests
 
 pytestmark = pytest.mark.one_interpreter

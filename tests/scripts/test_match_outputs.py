@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import match as match_cli
-from protocol.output_files import EXIT_BUSY, lock_path, locked
+from pruner.output_files import EXIT_BUSY, lock_path, locked
 from os_helpers import (FULL_DEVICE, SAME_FILE_NAMES, device_node, fifo_with_reader, live_processes_with,
                         same_file)
 from paths import ROOT

@@ -14,15 +14,15 @@ import chess
 import pytest
 
 import match as match_cli
-from matchlib.game import GameJob, GameRecord
-from matchlib.openings import Opening
-from matchlib.plot import MatchPlot, check_path, elo_range, title_text
-from matchlib.runner import EXIT_INCONCLUSIVE
-from matchlib.stats import Sprt, elo_estimate
-from matchlib.tally import Tally
+from pruner.lab.matchlib.game import GameJob, GameRecord
+from pruner.lab.matchlib.openings import Opening
+from pruner.lab.matchlib.plot import MatchPlot, check_path, elo_range, title_text
+from pruner.lab.matchlib.runner import EXIT_INCONCLUSIVE
+from pruner.lab.matchlib.stats import Sprt, elo_estimate
+from pruner.lab.matchlib.tally import Tally
 from paths import ROOT, SCRIPTS
 from png_helpers import png_summary
-from protocol.extras import missing_matplotlib
+from pruner.extras import missing_matplotlib
 
 pytestmark = pytest.mark.one_interpreter
 
@@ -137,7 +137,7 @@ def test_plot_option_errors(tmp_path, monkeypatch):
 @needs_matplotlib
 def test_real_two_game_match_with_plot(tmp_path):
     plot = tmp_path / "match.png"
-    engine = "%s -m protocol" % sys.executable
+    engine = "%s -m pruner" % sys.executable
     proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "match.py"), "--engine", engine,
                            "--engine", engine, "--nodes", "300", "--games", "2", "--concurrency", "2",
                            "--max-moves", "40", "--openings", NOOB, "--seed", "5", "--sprt", "0", "10",

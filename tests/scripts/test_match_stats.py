@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matchlib.stats import (Sprt, elo_estimate, elo_to_score, llr_logistic, llr_normal_approx,
+from pruner.lab.matchlib.stats import (Sprt, elo_estimate, elo_to_score, llr_logistic, llr_normal_approx,
                             llr_normalized, los, score_to_elo, trinomial_elo)
 
 pytestmark = pytest.mark.one_interpreter

@@ -7,7 +7,7 @@ import os
 import chess
 import pytest
 
-from nnuelib import datagen, dataset
+from pruner.lab.nnuelib import datagen, dataset
 from tests.paths import ROOT
 
 pytestmark = pytest.mark.one_interpreter
@@ -65,7 +65,7 @@ def _game_numbers(path):
 @pytest.mark.parametrize("command", ["gen", "games"])
 def test_a_run_directory_another_run_is_writing_is_refused(tmp_path, capsys, command):
     import nnue
-    from protocol.output_files import EXIT_BUSY, lock_path, locked
+    from pruner.output_files import EXIT_BUSY, lock_path, locked
     if command == "gen":
         command = ["gen", "--games", "1", "--nodes", "60", "--teacher", "pruner:1"]
     else:

@@ -8,8 +8,8 @@ import chess
 import pytest
 
 import nnue as nnue_script  # scripts/nnue.py (imports numpy when it trains)
-from engine import nnue
-from nnuelib import datagen
+from pruner.engine import nnue
+from pruner.lab.nnuelib import datagen
 from tests.paths import ROOT
 
 pytest.importorskip("numpy")  # the trainer's extra (.[nnue]); CI installs it on CPython
@@ -47,7 +47,7 @@ def test_the_same_seed_gives_the_same_net_bit_for_bit(prepared, tmp_path):
 
 
 def test_training_reports_the_held_out_loss_and_learns(prepared):
-    from nnuelib import train  # numpy's: imported past the skip above
+    from pruner.lab.nnuelib import train  # numpy's: imported past the skip above
     data = train.Prepared.load(prepared)
     lines = []
     settings = train.TrainSettings(hidden=8, epochs=4, batch=128, holdout=4, residual=False, lr=5e-3)
@@ -62,7 +62,7 @@ def test_training_reports_the_held_out_loss_and_learns(prepared):
 
 
 def test_features_name_the_pieces_as_the_engine_does():
-    from nnuelib import train  # numpy's: imported past the skip above
+    from pruner.lab.nnuelib import train  # numpy's: imported past the skip above
     board = chess.Board("4k3/8/8/8/8/8/4P3/4K2R w K - 0 1")
     white, black = train.board_features(board)
     assert sorted(f for f in white if f != train.PAD) == sorted(

@@ -124,7 +124,7 @@ def test_the_command_analyses_with_a_uci_engine_and_keeps_the_records(tmp_path, 
         handle.write(game_pgn(["f2f3", "e7e5", "g2g4", "d8h4"], white="Fool", black="Lucky", result="0-1"))
     records = str(tmp_path / "records.jsonl")
     out = str(tmp_path / "figures.json")
-    engine = "%s -m protocol" % sys.executable
+    engine = "%s -m pruner" % sys.executable
     assert play_quality.main([path, "--engine", engine, "--depth", "3", "--jobs", "1", "--records", records,
                               "--json", out]) == 0
     table = capsys.readouterr().out

@@ -110,7 +110,7 @@ def test_clock_replay_finds_the_closest_call(tmp_path):
 
 OLD_LINE = ("soak 2026-11-23: tc 1+0.01, 40/40 games, faults 3 (time losses 3, stalls 0, illegal moves 0, crashes 0, "
             "failed starts 0, stderr 0 bytes); W 16 D 8 L 16; closest call -370 ms (game 31 ply 42); slowest move "
-            "0.518s over 4779 moves; 117s; load 5.03 -> 4.87; CPython 3.11.7 -m protocol")
+            "0.518s over 4779 moves; 117s; load 5.03 -> 4.87; CPython 3.11.7 -m pruner")
 
 
 def summary(tc, games, seed, commit, faults=0, closest=0.05, slowest=0.2):
@@ -119,7 +119,7 @@ def summary(tc, games, seed, commit, faults=0, closest=0.05, slowest=0.2):
                              "", 60.0, 0)
     result.tally.wins, result.tally.draws, result.tally.losses = games - 1, 1, 0
     result.faults["stall"] = faults
-    return soak.summary_line(result, "CPython 3.11.7 -m protocol", (0.1, 0.2), seed, commit)
+    return soak.summary_line(result, "CPython 3.11.7 -m pruner", (0.1, 0.2), seed, commit)
 
 
 def test_tally_adds_up_parts_of_a_soak_per_time_control_and_commit(tmp_path, capsys):
@@ -130,7 +130,7 @@ def test_tally_adds_up_parts_of_a_soak_per_time_control_and_commit(tmp_path, cap
     totals = soak.tally(lines)
     assert [faults for _, faults in totals] == [0, 0, 1, 3]
     first = totals[0][0]
-    assert first.startswith("soak total: tc 10+0.1, CPython 3.11.7 -m protocol, commit abc1234: 500 games in 2 runs")
+    assert first.startswith("soak total: tc 10+0.1, CPython 3.11.7 -m pruner, commit abc1234: 500 games in 2 runs")
     assert "faults 0 (" in first and "W 498 D 2 L 0" in first and "closest call +30 ms" in first
     assert "slowest move 1.500s over 200 moves" in first and "seeds repeated" not in first
     assert "commit ?: 40 games" in totals[3][0] and "time losses 3" in totals[3][0]
@@ -168,7 +168,7 @@ def test_memwatch_short_go_infinite(capsys):
 @pytest.mark.slow
 def test_short_soak_of_pruner_against_itself(capsys):
     """Needs an idle machine: a loaded one makes both sides lose on time."""
-    code, counts, out = run_soak(capsys, "%s -m protocol" % shlex.quote(sys.executable), "2+0.05", games=4)
+    code, counts, out = run_soak(capsys, "%s -m pruner" % shlex.quote(sys.executable), "2+0.05", games=4)
     assert counts["played"] == 4 and counts["faults"] == 0 and code == 0, out
 
 
@@ -190,10 +190,10 @@ def test_no_objects_pile_up_over_many_games_in_one_loop():
 
     import chess
 
-    from engine import evaluate
-    from engine.search import Searcher
-    from protocol.uci.loop import UciLoop
-    from protocol.uci.output import Writer
+    from pruner.engine import evaluate
+    from pruner.engine.search import Searcher
+    from pruner.uci.loop import UciLoop
+    from pruner.uci.output import Writer
 
     moves = []
     answered = threading.Event()

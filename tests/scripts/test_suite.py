@@ -10,8 +10,8 @@ import chess
 import pytest
 
 import suite as suite_cli
-from matchlib.engines import EngineStartError, parse_engine_spec
-from matchlib.epdsuite import load_suite, parse_points, run_suite
+from pruner.lab.matchlib.engines import EngineStartError, parse_engine_spec
+from pruner.lab.matchlib.epdsuite import load_suite, parse_points, run_suite
 from paths import QUIRKY, QUIRKY_FILES, QUIRKY_SUMMARY, ROOT, SCRIPTS
 
 pytestmark = pytest.mark.one_interpreter
@@ -101,7 +101,7 @@ def test_dm_needs_the_exact_mate_score(tmp_path):
     assert [(r.solved, r.mate, r.error) for r in results] == [(False, None, None)] * 3
     # Pruner at depth 2N+2 finds each mate with the exact distance.
     proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "suite.py"), str(path), "--engine",
-                           "%s -m protocol" % sys.executable, "--dir", ROOT, "--depth", "1", "--mate-depth",
+                           "%s -m pruner" % sys.executable, "--dir", ROOT, "--depth", "1", "--mate-depth",
                            "--jobs", "1", "--verbose"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[-1] == "solved 3/3", proc.stdout
@@ -211,7 +211,7 @@ def test_mate_suite_keeps_the_proven_short_mates(tmp_path):
     source.write_text("\n".join(MATES + [START + ' bm e4; id "not a mate";']) + "\n")
     out = tmp_path / "mates.epd"
     proc = subprocess.run([sys.executable, os.path.join(SCRIPTS, "mate_suite.py"), str(source), "--engine",
-                           "%s -m protocol" % sys.executable, "--depth", "8", "--max-mate", "2", "-o", str(out)],
+                           "%s -m pruner" % sys.executable, "--depth", "8", "--max-mate", "2", "-o", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "kept 2 of 4 positions" in proc.stderr

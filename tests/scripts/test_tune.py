@@ -15,13 +15,13 @@ import pytest
 
 import match
 import tune
-from engine import eval_terms, evaluate as evaluation
-from engine.board import Position
-from engine.evaluate import evaluate
-from engine.search import Searcher
+from pruner.engine import eval_terms, evaluate as evaluation
+from pruner.engine.board import Position
+from pruner.engine.evaluate import evaluate
+from pruner.engine.search import Searcher
 from tests.paths import FAKE_ENGINE, ROOT
 from tests.playouts import random_moves
-from tunelib import extract, features, fit, gen, objective, params, writer
+from pruner.lab.tunelib import extract, features, fit, gen, objective, params, writer
 
 pytestmark = pytest.mark.one_interpreter
 
@@ -66,7 +66,7 @@ def test_the_vector_names_each_weight_once_and_reads_the_weights_module():
     with pytest.raises(ValueError):
         params.group_indices("kings")
     # A module written before the candidate terms existed reads as if their weights were zero.
-    from engine import weights as module
+    from pruner.engine import weights as module
     old = type("OldWeights", (), {name: getattr(module, name) for name in dir(module)
                                   if not name.startswith("_") and name not in eval_terms.NAMES})
     assert params.current(old) == weights  # today's candidate weights are zero too
@@ -92,7 +92,7 @@ def test_feature_eval_equals_the_engine_eval_with_the_candidate_terms_counting(c
 
 
 def test_the_weights_module_is_the_writers_output_for_the_current_weights():
-    from engine import weights as module
+    from pruner.engine import weights as module
     with open(module.__file__) as handle:
         assert writer.render(params.tables(params.current()), module.SOURCE) == handle.read()
 
@@ -308,13 +308,13 @@ def test_inputs_it_cannot_read_end_with_the_file_and_the_reason(tmp_path, capsys
 
 
 def test_gen_runs_a_match_py_self_play_command():
-    argv = gen.match_argv("out.pgn", 100, 3000, "pypy3 -m protocol", 2, 24, directory="/tmp/frozen")
+    argv = gen.match_argv("out.pgn", 100, 3000, "pypy3 -m pruner", 2, 24, directory="/tmp/frozen")
     args = match.build_parser().parse_args(argv)
-    assert args.engine == ["pypy3 -m protocol", "pypy3 -m protocol"]
+    assert args.engine == ["pypy3 -m pruner", "pypy3 -m pruner"]
     assert args.nodes == 3000 and args.games == 100 and args.seed == 24 and args.pgn == "out.pgn"
     assert args.option1 != args.option2  # the two sides must not play the same game twice
     assert args.dir1 == args.dir2 == "/tmp/frozen"
-    assert gen.describe(argv).startswith("python3 scripts/match.py --engine 'pypy3 -m protocol'")
+    assert gen.describe(argv).startswith("python3 scripts/match.py --engine 'pypy3 -m pruner'")
     assert not args.resume
     resumed = match.build_parser().parse_args(gen.match_argv("out.pgn", 100, 3000, "pruner", 2, 24, resume=True))
     assert resumed.resume and resumed.seed == 24 and resumed.pgn == "out.pgn"
@@ -373,7 +373,7 @@ def test_the_candidate_groups_split_the_candidates_by_cost():
 
 def test_the_gradient_is_the_errors_slope():
     # Finite differences of the real-valued error against the analytic gradient, weight by weight.
-    from tunelib import gradient
+    from pruner.lab.tunelib import gradient
     rows = _synthetic(params.current(), k=0.005, n_games=3, seed=17)
     labels = [1.0 if i % 3 else 0.0 for i in range(len(rows))]
     linear, shares, signs = gradient._linear([features.extract(chess.Board(fen)) for fen, _, _ in rows])
@@ -390,7 +390,7 @@ def test_the_gradient_is_the_errors_slope():
 
 
 def test_the_gradient_method_recovers_known_weights_and_leaves_the_others():
-    from tunelib import gradient
+    from pruner.lab.tunelib import gradient
     true = params.current()
     true[params.TEMPO_INDEX] = 40
     knight = params.NAMES.index("EG_VALUE[2]")

@@ -9,14 +9,14 @@ import re
 import chess
 import pytest
 
-from engine import bench
-from engine.search import Searcher, SearchParams
-from engine.strength import MODEL, SKILL_LEVEL_MAX, UCI_ELO, calibrated_params, elo_for_skill_level, limit_for_uci_elo
-from engine.types import Limits
+from pruner.engine import bench
+from pruner.engine.search import Searcher, SearchParams
+from pruner.engine.strength import MODEL, SKILL_LEVEL_MAX, UCI_ELO, calibrated_params, elo_for_skill_level, limit_for_uci_elo
+from pruner.engine.types import Limits
 from loop_helpers import WAIT, FailsAtDepth, Output, make_loop, run
-from protocol.uci.engine_state import default_searcher
-from protocol.uci.loop import UciLoop
-from protocol.uci.output import Writer
+from pruner.uci.engine_state import default_searcher
+from pruner.uci.loop import UciLoop
+from pruner.uci.output import Writer
 
 POSITIONS = bench.POSITIONS[:20]
 
@@ -213,7 +213,7 @@ def test_failing_search_is_reported_over_uci_with_its_move():
 
 def test_the_environment_level_reaches_the_search(monkeypatch):
     """PRUNER_STRENGTH_LEVEL (scripts/calibrate.py) sets the level whatever UCI_Elo says."""
-    from engine.strength import LEVEL_VARIABLE, StrengthLimit
+    from pruner.engine.strength import LEVEL_VARIABLE, StrengthLimit
     monkeypatch.setenv(LEVEL_VARIABLE, str(MODEL.max_level))
     loop, output, holder = make_loop()
     run(loop, "setoption name UCI_LimitStrength value true",

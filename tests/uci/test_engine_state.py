@@ -3,10 +3,10 @@ no line of text, no process (the split of issue 46: the loop only parses and dis
 
 import chess
 
-from engine.types import Limits
+from pruner.engine.types import Limits
 from loop_helpers import WAIT, FakeSearcher, Output, first_legal
-from protocol.uci.engine_state import EngineState
-from protocol.uci.output import Writer
+from pruner.uci.engine_state import EngineState
+from pruner.uci.output import Writer
 
 
 def make_state(**searcher_args):

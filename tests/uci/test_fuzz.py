@@ -31,9 +31,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine_process import WAIT, EngineProcess
-from protocol.uci.loop import _EOF, _TOO_LONG, UciLoop, read_lines
-from protocol.uci.output import Writer
-from protocol.uci.wire import parse_command
+from pruner.uci.loop import _EOF, _TOO_LONG, UciLoop, read_lines
+from pruner.uci.output import Writer
+from pruner.uci.wire import parse_command
 from loop_helpers import FakeSearcher
 
 ENGINE_LINE_PREFIXES = ("id ", "option ", "uciok", "readyok", "info ", "bestmove ")
@@ -330,7 +330,7 @@ def fake_factory(hash_mb: int) -> FakeSearcher:
 
 
 def real_factory(hash_mb: int):
-    from engine.search import Searcher
+    from pruner.engine.search import Searcher
     return Searcher(min(hash_mb, 4))  # the table size does not matter here, only the speed of creation
 
 

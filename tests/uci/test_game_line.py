@@ -14,8 +14,8 @@ import long_position
 from loop_helpers import WAIT, make_loop, run
 from memwatch import rss_kb
 from playouts import random_moves
-from protocol.uci.game_line import KEPT_PLIES, IllegalMove, play
-from protocol.uci.wire import UciError, parse_command, parse_position, parse_position_line
+from pruner.uci.game_line import KEPT_PLIES, IllegalMove, play
+from pruner.uci.wire import UciError, parse_command, parse_position, parse_position_line
 from uci_process import Uci, legal
 
 QUEEN_UP = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -226,9 +226,9 @@ def test_a_bug_while_reading_a_position_line_leaves_no_position_to_answer_for(mo
 
 def _score_of(move: str, *lines: str) -> str:
     """The score a real one-thread search gives ``move`` after the position lines ``lines``."""
-    from engine.search import Searcher
-    from protocol.uci.loop import UciLoop
-    from protocol.uci.output import Writer
+    from pruner.engine.search import Searcher
+    from pruner.uci.loop import UciLoop
+    from pruner.uci.output import Writer
     from loop_helpers import Output
     output = Output()
     loop = UciLoop(Writer(output.write), lambda hash_mb: Searcher(hash_mb))
@@ -266,7 +266,7 @@ LONG_PLIES = 820000
 @pytest.mark.clock  # asserts on wall time: run alone (scripts/run_tests.sh)
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_4_mb_position_line_is_read_and_answered_in_seconds_in_little_memory(engine_command, repo_root):
-    from protocol.uci.loop import MAX_LINE_BYTES
+    from pruner.uci.loop import MAX_LINE_BYTES
     texts = long_position.long_line(LONG_PLIES)
     line = "position startpos moves " + " ".join(texts)
     assert len(line) < MAX_LINE_BYTES

@@ -12,14 +12,14 @@ import shutil
 import chess
 import pytest
 
-from engine.search import Searcher
-from engine.tablebase import Tablebases
+from pruner.engine.search import Searcher
+from pruner.engine.tablebase import Tablebases
 from loop_helpers import QUEEN_TAKES_ROOK, WAIT, MockTables, Output, broken_copy, make_loop, run
 from paths import SYZYGY
 from polyglot_helpers import write_book
-from protocol.uci import options as uci_options
-from protocol.uci.loop import UciLoop
-from protocol.uci.output import Writer
+from pruner.uci import options as uci_options
+from pruner.uci.loop import UciLoop
+from pruner.uci.output import Writer
 from uci_process import Uci, legal
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")

@@ -3,7 +3,7 @@ counters), ``UCI_ShowWDL``, the ``d`` and ``eval`` commands, ``go perft`` in Sto
 and ``Threads`` as lichess-bot's default configuration sets it.
 
 In-process tests run the loop on a real ``Searcher`` whose clock reads its node count (no
-sleeps, no timing assertions); the process tests drive ``python -m protocol`` as GUIs do.
+sleeps, no timing assertions); the process tests drive ``python -m pruner`` as GUIs do.
 """
 
 import logging
@@ -16,16 +16,16 @@ import chess.engine
 import chess.polyglot
 import pytest
 
-from engine import bench
-from engine.evaluate import evaluate
-from engine.search import Searcher
-from engine.types import MATE, TB_WIN, SearchInfo, SearchProgress
-from engine.wdl import material, wdl_of_score
-from protocol.uci import options as uci_options
-from protocol.uci.display import board_diagram, eval_table
-from protocol.uci.loop import UciLoop
-from protocol.uci.output import Writer
-from protocol.uci.wire import format_info, format_search_progress
+from pruner.engine import bench
+from pruner.engine.evaluate import evaluate
+from pruner.engine.search import Searcher
+from pruner.engine.types import MATE, TB_WIN, SearchInfo, SearchProgress
+from pruner.engine.wdl import material, wdl_of_score
+from pruner.uci import options as uci_options
+from pruner.uci.display import board_diagram, eval_table
+from pruner.uci.loop import UciLoop
+from pruner.uci.output import Writer
+from pruner.uci.wire import format_info, format_search_progress
 from loop_helpers import WAIT, Output, run
 from paths import ROOT
 from uci_process import Uci
@@ -200,7 +200,7 @@ def test_eval_shows_the_terms_and_the_final_evaluation_from_whites_side(classica
 
 
 def test_eval_table_rows_add_up():
-    from engine.evaluate import breakdown
+    from pruner.engine.evaluate import breakdown
     board = chess.Board(bench.POSITIONS[3])
     parts = breakdown(board)
     lines = eval_table(parts)
@@ -275,7 +275,7 @@ and Hash 512 since July, UCI_ShowWDL since August)."""
 def test_lichess_bot_default_uci_options_are_accepted(engine_command, tmp_path, caplog):
     # lichess-bot starts the engine with python-chess's popen_uci and calls configure() with
     # the block as it is; an option refused there stops the bot before its first game.
-    # The bot's working directory holds ./syzygy/; PYTHONPATH keeps `-m protocol` on this checkout.
+    # The bot's working directory holds ./syzygy/; PYTHONPATH keeps `-m pruner` on this checkout.
     shutil.copytree(os.path.join(ROOT, "tests", "data", "syzygy"), str(tmp_path / "syzygy"))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     engine = chess.engine.SimpleEngine.popen_uci(engine_command, cwd=str(tmp_path), env=env, timeout=60)

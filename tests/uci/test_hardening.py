@@ -17,11 +17,11 @@ import chess
 import pytest
 
 from engine_process import WAIT, EngineProcess
-from engine.types import Limits
-from protocol.uci.loop import UciLoop
-from protocol.uci.output import Writer
-from protocol.uci.options import OptionError, Options
-from protocol.uci.wire import parse_go, parse_int, parse_position
+from pruner.engine.types import Limits
+from pruner.uci.loop import UciLoop
+from pruner.uci.output import Writer
+from pruner.uci.options import OptionError, Options
+from pruner.uci.wire import parse_go, parse_int, parse_position
 from loop_helpers import Output, first_legal, make_loop, run
 from memwatch import rss_kb
 
@@ -33,7 +33,7 @@ PYPY = platform.python_implementation() == "PyPy"
 
 
 def real_loop():
-    from engine.search import Searcher
+    from pruner.engine.search import Searcher
     output = Output()
     return UciLoop(Writer(output.write), lambda mb: Searcher(mb)), output
 
@@ -308,8 +308,8 @@ def test_nearly_empty_clocks_get_a_budget_within_the_clock(go, clock_ms):
     # Whether a move arrives in time depends on the machine; what the engine controls is its
     # plan: the hard limit stays inside the clock less the overhead. (That no game is lost on
     # time is measured by scripts/soak.py over thousands of games: docs/hardening.md.)
-    from engine import timeman
-    from protocol.uci.wire import parse_go
+    from pruner.engine import timeman
+    from pruner.uci.wire import parse_go
     for fen in (chess.STARTING_FEN, MIDDLEGAME):
         board = chess.Board(fen)
         limits, errors = parse_go(go.split()[1:], board)

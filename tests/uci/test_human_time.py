@@ -13,13 +13,13 @@ import threading
 
 import pytest
 
-from engine.search import Searcher
-from engine.strength import limit_for_uci_elo, UCI_ELO
-from engine.timeman import HUMAN_MAX_MS, HUMAN_MIN_CLOCK_MS, human_time
-from engine.types import Limits
+from pruner.engine.search import Searcher
+from pruner.engine.strength import limit_for_uci_elo, UCI_ELO
+from pruner.engine.timeman import HUMAN_MAX_MS, HUMAN_MIN_CLOCK_MS, human_time
+from pruner.engine.types import Limits
 from loop_helpers import WAIT, Output, make_loop, run
-from protocol.uci.loop import UciLoop
-from protocol.uci.output import Writer
+from pruner.uci.loop import UciLoop
+from pruner.uci.output import Writer
 from uci_process import Uci
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")

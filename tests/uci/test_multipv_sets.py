@@ -14,12 +14,12 @@ import chess
 import chess.engine
 import pytest
 
-from engine.search import Searcher
-from engine.smp import ParallelSearcher
-from engine.types import Limits
+from pruner.engine.search import Searcher
+from pruner.engine.smp import ParallelSearcher
+from pruner.engine.types import Limits
 from loop_helpers import WAIT, Output, run
-from protocol.uci.loop import UciLoop
-from protocol.uci.output import Writer
+from pruner.uci.loop import UciLoop
+from pruner.uci.output import Writer
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")
 

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from engine import nnue
+from pruner.engine import nnue
 from net_helpers import damaged_copies, shipped_bytes
 
 KINDS = ("truncated", "zeroed", "random", "a folder in its place", "unreadable", "missing")

@@ -1,4 +1,4 @@
-"""The UCI server as a GUI sees it: the real ``python -m protocol`` process driven with pexpect.
+"""The UCI server as a GUI sees it: the real ``python -m pruner`` process driven with pexpect.
 
 Most tests talk through pipes (``PopenSpawn``), as GUIs do: a pipe passes any byte and any
 line length, where a pty would turn ^C into a signal and cap lines at 4 kB. One test uses a
@@ -20,8 +20,8 @@ import pexpect
 import pexpect.popen_spawn
 import pytest
 
-import engine
-from engine.strength import UCI_ELO
+from pruner import engine
+from pruner.engine.strength import UCI_ELO
 from uci_process import BESTMOVE, Uci, legal
 
 pytestmark = pytest.mark.filterwarnings("ignore:setDaemon:DeprecationWarning")
@@ -77,7 +77,7 @@ def test_uci_handshake_lists_id_and_every_option(uci):
     assert lines[1] == "id author The Pruner developers"
     assert lines[2] == "info string Pruner runs on %s %s (%s)" % (
         platform.python_implementation(), platform.python_version(),
-        "started on PyPy" if platform.python_implementation() == "PyPy" else "python -m protocol: no switch")
+        "started on PyPy" if platform.python_implementation() == "PyPy" else "python -m pruner: no switch")
     assert lines[3].startswith("info string NNUE evaluation using pruner.nnue sha256 ")  # tests/uci/test_net_state.py
     assert lines[4:] == OPTION_LINES
     uci.send("quit")
@@ -654,7 +654,7 @@ def test_cli_bench_help_version(run_cli):
 def test_bench_signature_is_the_same_in_every_process(engine_command, repo_root):
     # The signature must not depend on the process: string hashing is salted per process
     # (PYTHONHASHSEED) and, before 3.12, hash(None) follows memory addresses.
-    from engine import bench as bench_module
+    from pruner.engine import bench as bench_module
     counts = set()
     for seed in ("1", "2"):
         env = dict(os.environ, PYTHONHASHSEED=seed)

@@ -17,7 +17,7 @@ import chess
 import pytest
 
 from engine_process import WAIT, EngineProcess
-from protocol.uci.options import searcher_cap
+from pruner.uci.options import searcher_cap
 
 LINUX = sys.platform.startswith("linux")
 linux_only = pytest.mark.skipif(not LINUX, reason="reads /proc and waits on pidfds")

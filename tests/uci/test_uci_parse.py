@@ -10,13 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.search import fallback_move
-from engine.types import MATE, Limits, SearchInfo
-from protocol import __main__ as cli
-from protocol.uci.loop import _EOF, _TOO_LONG, UciLoop, read_lines
-from protocol.uci.output import Writer
-from protocol.uci.options import Button, Check, Combo, OptionError, Options, Spin, String
-from protocol.uci.wire import (UciError, format_bestmove, format_info, format_no_moves, parse_command, parse_go,
+from pruner.engine.search import fallback_move
+from pruner.engine.types import MATE, Limits, SearchInfo
+from pruner import __main__ as cli
+from pruner.uci.loop import _EOF, _TOO_LONG, UciLoop, read_lines
+from pruner.uci.output import Writer
+from pruner.uci.options import Button, Check, Combo, OptionError, Options, Spin, String
+from pruner.uci.wire import (UciError, format_bestmove, format_info, format_no_moves, parse_command, parse_go,
                                parse_perft, parse_position, parse_setoption)
 from loop_helpers import WAIT, Output, first_legal, make_loop, run
 
@@ -414,7 +414,7 @@ def test_a_report_that_cannot_be_formatted_costs_neither_the_search_nor_the_best
 
 def test_stop_at_every_point_of_a_real_search():
     """Sunfish-style: stop after each possible number of reports; always one legal bestmove."""
-    from engine.search import Searcher
+    from pruner.engine.search import Searcher
     for reports in range(6):
         output = Output()
         loop = UciLoop(Writer(output.write), lambda mb: Searcher(mb))
@@ -463,15 +463,15 @@ def test_random_lines_never_break_the_loop(lines):
 
 def test_analyse_is_dispatched_lazily_with_its_arguments(monkeypatch):
     seen = []
-    module = types.ModuleType("protocol.analyse.cli")
+    module = types.ModuleType("pruner.analyse.cli")
     module.main = lambda argv: seen.append(argv) or 3
-    monkeypatch.setitem(sys.modules, "protocol.analyse.cli", module)
+    monkeypatch.setitem(sys.modules, "pruner.analyse.cli", module)
     assert cli.main(["analyse", "--depth", "3", "game.pgn"]) == 3
     assert seen == [["--depth", "3", "game.pgn"]]
 
 
 def test_missing_analyse_module_exits_2(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "protocol.analyse.cli", None)  # import now fails as if absent
+    monkeypatch.setitem(sys.modules, "pruner.analyse.cli", None)  # import now fails as if absent
     assert cli.main(["analyse", "x.pgn"]) == 2
     assert "analyse" in capsys.readouterr().err
 

@@ -1,6 +1,6 @@
 """A real GUI adapter: xboard/WinBoard users run UCI engines through PolyGlot (Debian package
 ``polyglot``). The test takes the PolyGlot ini that docs/gui.md gives (the venv's ``pruner`` by
-its full path; the ini it gave before, ``python3 -m protocol``, failed with ``child exited with
+its full path; the ini it gave before, ``python3 -m pruner``, failed with ``child exited with
 status 1`` for anyone who had installed into a venv), speaks the xboard protocol (CECP) to
 PolyGlot and plays a 24-ply game: the engine plays White at depth 2, the test answers for
 Black with seeded random legal moves; every engine move must be legal.
@@ -45,11 +45,11 @@ def documented_ini(repo_root) -> str:
 
 def make_venv(directory) -> str:
     """A stand-in for the venv: ``bin/pruner`` as pip writes a console script (this Python in
-    its first line, then ``protocol.__main__.main``), starting the Pruner installed for it."""
+    its first line, then ``pruner.__main__.main``), starting the Pruner installed for it."""
     venv = directory / "pruner-venv"
     (venv / "bin").mkdir(parents=True)
     script = venv / "bin" / "pruner"
-    script.write_text("#!%s\nimport sys\nfrom protocol.__main__ import main\nsys.exit(main())\n" % sys.executable)
+    script.write_text("#!%s\nimport sys\nfrom pruner.__main__ import main\nsys.exit(main())\n" % sys.executable)
     script.chmod(0o755)
     return str(venv)
 
@@ -57,7 +57,7 @@ def make_venv(directory) -> str:
 def test_the_documented_ini_names_the_venvs_pruner(repo_root):
     ini = documented_ini(repo_root)
     assert "EngineCommand = %s/bin/pruner\n" % VENV in ini and "EngineDir = %s\n" % VENV in ini
-    assert "python3 -m protocol" not in ini
+    assert "python3 -m pruner" not in ini
 
 
 def test_a_game_through_polyglot_with_the_documented_ini(tmp_path, repo_root):

@@ -9,15 +9,15 @@ import io
 import os
 from typing import Callable, List, Optional, Tuple
 
-from protocol.analyse.inputs import Task
-from protocol.analyse.review.html import page_chunks
-from protocol.analyse.review.model import GameReview, Review, build_review
-from protocol.analyse.review.plot import FORMATS, MAX_PANELS, plot_games
-from protocol.analyse.review.trust import stockfish_command, trust_note, trust_summary
-from protocol.analyse.tasks import Settings, TaskResult
-from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
-from protocol.output_files import OutputError, replaced, unwritable, write_file
-from protocol.stockfish import find_stockfish
+from pruner.analyse.inputs import Task
+from pruner.analyse.review.html import page_chunks
+from pruner.analyse.review.model import GameReview, Review, build_review
+from pruner.analyse.review.plot import FORMATS, MAX_PANELS, plot_games
+from pruner.analyse.review.trust import stockfish_command, trust_note, trust_summary
+from pruner.analyse.tasks import Settings, TaskResult
+from pruner.extras import MATPLOTLIB_HINT, missing_matplotlib
+from pruner.output_files import OutputError, replaced, unwritable, write_file
+from pruner.stockfish import find_stockfish
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

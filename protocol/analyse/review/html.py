@@ -1,14 +1,14 @@
 """The game review page: one self-contained HTML file (inline CSS, SVG and script, no URL).
 
 Per game: a header (players, event, result, the opening as lichess's data set names it
-(``engine.openings``), engine and limits), each side's accuracy, average centipawn loss and
+(``pruner.engine.openings``), engine and limits), each side's accuracy, average centipawn loss and
 judgement counts, an interactive board with an evaluation bar next to the move list (the
 board after the selected move with the engine's best move as an arrow, the judgement and the
 engine's lines: ``interactive``), the evaluation chart (White's capped
 score per ply, an inline SVG drawn here, mistakes marked, clickable), and a ``chess.svg``
 board at each mistake or blunder with arrows for the move played (red) and the engine's move
 (green), which also serve readers without script. Several games get a table of contents.
-Everything shown comes from ``protocol.analyse.review.model``.
+Everything shown comes from ``pruner.analyse.review.model``.
 """
 
 import html
@@ -19,12 +19,12 @@ from typing import Iterator, List, Optional, Tuple
 import chess
 import chess.svg
 
-import engine
-from engine.openings import opening_at
-from protocol.analyse.review.model import (
+from pruner import engine
+from pruner.engine.openings import opening_at
+from pruner.analyse.review.model import (
     CP_CAP, DIAGRAM_JUDGEMENTS, JUDGEMENT_COLOURS, JUDGEMENTS, NAG_SYMBOLS, GameReview, PlyView,
     PositionReview, Review, chart_limit, move_ticks)
-from protocol.analyse.review import interactive
+from pruner.analyse.review import interactive
 
 CHART_WIDTH, CHART_HEIGHT = 760, 230
 CHART_MARGIN = (46, 12, 12, 26)

@@ -18,11 +18,11 @@ import chess
 import chess.engine
 import chess.pgn
 
-from engine.openings import Opening, classify
-from protocol.analyse.annotate import CP_CAP, MATE_JUDGEMENTS, capped_cp
-from protocol.analyse.inputs import PositionTask, Task
-from protocol.analyse.review.accuracy import game_accuracy, win_percent
-from protocol.analyse.tasks import TaskResult
+from pruner.engine.openings import Opening, classify
+from pruner.analyse.annotate import CP_CAP, MATE_JUDGEMENTS, capped_cp
+from pruner.analyse.inputs import PositionTask, Task
+from pruner.analyse.review.accuracy import game_accuracy, win_percent
+from pruner.analyse.tasks import TaskResult
 
 JUDGEMENTS = ("inaccuracy", "mistake", "blunder")
 """Judgement names, mildest first (as ``annotate.THRESHOLDS`` names them)."""
@@ -107,7 +107,7 @@ class GameReview:
     error: Optional[str] = None
     opening: Optional[Tuple[int, Opening]] = None
     """The game's opening as lichess names it, ``(plies played to its position, Opening)``
-    (``engine.openings.classify``); None when no position of the game is named."""
+    (``pruner.engine.openings.classify``); None when no position of the game is named."""
 
     @property
     def anchor(self) -> str:

@@ -12,8 +12,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from engine.analysis import DEFAULT_DEPTH
-from protocol.analyse.tasks import Settings
+from pruner.engine.analysis import DEFAULT_DEPTH
+from pruner.analyse.tasks import Settings
 
 REFERENCE = "Stockfish at depth 20"
 """What the figures compare with."""
@@ -120,7 +120,7 @@ def trust_summary(settings: Settings) -> Optional[str]:
 
 def stockfish_command(settings: Settings, stockfish: Optional[str]) -> Optional[str]:
     """The command that reviews with Stockfish, for a review Pruner made where Stockfish is
-    installed (``stockfish``: its path, ``protocol.stockfish.find_stockfish``); else None."""
+    installed (``stockfish``: its path, ``pruner.stockfish.find_stockfish``); else None."""
     if settings.engine_name is not None or not stockfish:
         return None
     return "pruner analyse --engine %s --depth %d --report review.html GAMES.pgn" % (

@@ -1,7 +1,7 @@
 """Library behind scripts/match.py and scripts/suite.py, one concept per module.
 
 - ``stats``        Elo from score, 95% intervals (trinomial, pentanomial), LOS, GSPRT
-- ``openings``     load openings from EPD (``engine.epd``) or PGN files; pair order (sequential or
+- ``openings``     load openings from EPD (``pruner.engine.epd``) or PGN files; pair order (sequential or
                    seeded random)
 - ``timecontrol``  parse ``base+inc``; build the UCI limit from the runner's clocks
 - ``args``         argparse types the scripts share (``--tc``, ``--movetime``, ``--depth``, ``--games``...):
@@ -20,15 +20,15 @@
 - ``epdsuite``     EPD test suites (bm/am/c0), time to solution, parallel solving
 - ``cli``          every script's exit: ``main``'s status, and a quiet stop when ``| head`` goes away
 
-The match lab's libraries (``matchlib``, ``tunelib``, ``nnuelib``) are packages of the
-``pruner-chess`` distribution (pyproject.toml maps them from scripts/), so a script imports them,
-``engine`` and ``protocol`` as installed packages: after ``pip install -e .`` a script runs from
+The match lab's libraries (``pruner.lab.matchlib``, ``tunelib``, ``nnuelib``) are packages of
+the ``pruner-chess`` distribution (pyproject.toml maps scripts/lab/ to ``pruner.lab``), so a script
+imports them and the engine as installed packages: after ``pip install -e .`` a script runs from
 any directory, with the code of the checkout that was installed (``cli.run`` warns when a
-script of one checkout runs with the engine of another).
+script of one checkout runs with the Pruner of another).
 """
 
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 """The checkout's root (the folder holding engine/, protocol/ and scripts/), where the scripts
 start Pruner (``engines.this_pruner``) and find its files."""

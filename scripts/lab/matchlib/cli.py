@@ -3,7 +3,7 @@
 A script whose output is piped into a reader that stops early (``| head``) gets a
 BrokenPipeError at its next print; that is the reader's choice, not a fault, so the script
 stops quietly (no traceback) with status 1, as a Unix tool killed by SIGPIPE would fail.
-An output that cannot be written (``protocol.output_files.OutputError``: standard output on a
+An output that cannot be written (``pruner.output_files.OutputError``: standard output on a
 full disk or ``/dev/full``, a ``--json`` or ``--pgn`` file) ends it with one line naming the
 output and status 74 (sysexits ``EX_IOERR``). Any other OSError that reaches the top (a
 missing input file, an engine program that is not installed, a folder it may not write) is
@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Callable, Optional
 
-from protocol.output_files import OutputError
+from pruner.output_files import OutputError
 
 from . import ROOT
 
@@ -36,21 +36,30 @@ def _silence_stdout() -> None:
         pass
 
 
+def script_root() -> str:
+    """The checkout of the script running (scripts/NAME.py: the folder above scripts/), else ROOT:
+    with one import name the lab and the engine are always one installation's, so what can
+    differ is the script's checkout."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0].endswith(".py") else ""
+    folder = os.path.dirname(script)
+    return os.path.dirname(folder) if os.path.basename(folder) == "scripts" else ROOT
+
+
 def other_engine() -> Optional[str]:
-    """The checkout (or installed copy) whose ``engine`` this process imports, when it is not the
-    checkout this library is in; None when they are the same."""
-    import engine
+    """The checkout (or installed copy) whose ``pruner.engine`` this process imports, when it is
+    not the checkout of the script running; None when they are the same."""
+    from pruner import engine
     where = os.path.dirname(os.path.dirname(os.path.abspath(engine.__file__)))
-    return None if os.path.realpath(where) == os.path.realpath(ROOT) else where
+    return None if os.path.realpath(where) == os.path.realpath(script_root()) else where
 
 
 def warn_if_other_engine(name: str) -> None:
     """One line on stderr, naming the script ``name``, when ``other_engine`` finds one."""
     where = other_engine()
     if where is not None:
+        root = script_root()
         print("%s: warning: this script is in %s but imports the engine in %s; `pip install -e %s` "
-              "installs this checkout (or run it with PYTHONPATH=%s)" % (name, ROOT, where, ROOT, ROOT),
-              file=sys.stderr)
+              "installs this checkout" % (name, root, where, root), file=sys.stderr)
 
 
 def run(main: Callable[[], Optional[int]]) -> None:

@@ -28,10 +28,10 @@ from .engines import EnginePlayer, EngineSpec, EngineStartError
 from .game import Fault, GameJob, GameRecord, GameSettings, play_game
 from .runner import Match, MatchConfig, MatchResult, engine_options
 
-from protocol.cluster import (ClusterError, WorkerCache, error_text, is_killed_worker, open_cluster,
+from pruner.cluster import (ClusterError, WorkerCache, error_text, is_killed_worker, open_cluster,
                               parse_address, release_on_workers, require_identity)
 
-PACKAGES = ("engine", "protocol", "matchlib")
+PACKAGES = ("pruner", "pruner.engine", "pruner.lab")
 """Code every worker must share with the client (the runner and the Pruner it starts)."""
 EXIT_UNAVAILABLE = 69
 """The cluster cannot be used (sysexits.h ``EX_UNAVAILABLE``)."""

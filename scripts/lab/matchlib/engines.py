@@ -21,8 +21,8 @@ import chess
 import chess.engine
 
 from . import ROOT
-from protocol.interpreter import AUTO, VARIABLE
-from protocol.stockfish import STOCKFISH_PATHS, find_stockfish  # noqa: F401 - the scripts import them from here
+from pruner.interpreter import AUTO, VARIABLE
+from pruner.stockfish import STOCKFISH_PATHS, find_stockfish  # noqa: F401 - the scripts import them from here
 
 _ENV_TOKEN = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 _RUNNER_KEYS = ("cwd", "dir", "name")
@@ -77,7 +77,7 @@ def this_pruner() -> str:
     checkout's root, and moved onto PyPy as the ``pruner`` command is (``PRUNER_INTERPRETER``
     as the user set it, else ``auto``: protocol/interpreter.py)."""
     words = ["cwd=" + ROOT] + ([] if os.environ.get(VARIABLE, "").strip() else ["%s=%s" % (VARIABLE, AUTO)])
-    return " ".join(shlex.quote(word) for word in words + [sys.executable, "-m", "protocol"])
+    return " ".join(shlex.quote(word) for word in words + [sys.executable, "-m", "pruner"])
 
 
 def parse_option(text: str) -> Tuple[str, str]:
@@ -96,7 +96,7 @@ def parse_engine_spec(text: str, name: Optional[str] = None, cwd: Optional[str] 
     and ``name=NAME``; upper-case ``VAR=value`` words are environment variables.  The rest is
     the command, split with shell quoting rules::
 
-        "cwd=/tmp/base PYTHONPATH=/tmp/base name=base python -m protocol"
+        "cwd=/tmp/base PYTHONPATH=/tmp/base name=base python -m pruner"
 
     Explicit arguments (``--name1``, ``--dir1``, ``--option1``, ``--env1``) override the spec.
     """

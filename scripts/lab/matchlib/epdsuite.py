@@ -19,7 +19,7 @@ import chess
 import chess.engine
 
 from .engines import EnginePlayer, EngineSpec
-from engine.epd import EpdRecord, read_epd_file
+from pruner.engine.epd import EpdRecord, read_epd_file
 
 
 @dataclass

@@ -3,7 +3,7 @@
 ``Tally.add`` appends a ``TallyPoint`` for every counted game, so ``tally.history`` is the
 match as it unfolded: the Elo estimates and the SPRT log-likelihood ratio after each game,
 computed with the same ``stats`` functions (and the same pentanomial counts) as the live
-output lines. ``matchlib.plot`` draws it.
+output lines. ``pruner.lab.matchlib.plot`` draws it.
 """
 
 import math
@@ -43,7 +43,7 @@ def _ends(estimate: Optional[EloEstimate]):
 
 
 def snapshot(tally, sprt: Optional[Sprt]) -> TallyPoint:
-    """The running numbers of ``tally`` (a ``matchlib.tally.Tally``) now."""
+    """The running numbers of ``tally`` (a ``pruner.lab.matchlib.tally.Tally``) now."""
     elo, low, high = _ends(elo_estimate(tally.trinomial)) if tally.games else (math.nan,) * 3
     penta = elo_estimate(tally.pentanomial) if tally.pairs else None
     penta_elo, penta_low, penta_high = _ends(penta)

@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any, Dict, Optional
 
-from protocol.output_files import OutputError, unwritable, write_file
+from pruner.output_files import OutputError, unwritable, write_file
 
 from .fastchess import tally_elo
 from .runner import MatchConfig, MatchResult
@@ -85,7 +85,7 @@ def check_path(path: str) -> Optional[str]:
 
 
 def write(path: str, result: MatchResult, config: MatchConfig) -> None:
-    """Write the object to ``path`` (``protocol.output_files``: a regular file through a
+    """Write the object to ``path`` (``pruner.output_files``: a regular file through a
     temporary file, so a reader never sees half; a device or FIFO in place)."""
     text = json.dumps(result_object(result, config), indent=2, allow_nan=False) + "\n"
     try:

@@ -11,8 +11,8 @@ from typing import Callable, List, Optional
 
 import chess
 
-from engine.epd import read_epd_file
-from engine.pgn import PgnReader, read_pgn_file
+from pruner.engine.epd import read_epd_file
+from pruner.engine.pgn import PgnReader, read_pgn_file
 
 
 @dataclass

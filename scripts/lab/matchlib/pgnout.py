@@ -11,7 +11,7 @@ from typing import IO, Optional
 
 import chess.pgn
 
-from protocol.output_files import OutputError
+from pruner.output_files import OutputError
 
 from .game import GameRecord
 from .timecontrol import TimeControl

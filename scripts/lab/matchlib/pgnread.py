@@ -1,5 +1,5 @@
 """Reading back the games of a match: the games of PGN files (``games_in``), the search score in
-a move's comment and whether a game ended on the board. scripts/wdl_fit.py and ``tunelib.extract`` read games with these, so they
+a move's comment and whether a game ended on the board. scripts/wdl_fit.py and ``pruner.lab.tunelib.extract`` read games with these, so they
 keep the same games and read the same scores; ``pgnout`` writes match.py's comments.
 """
 
@@ -17,7 +17,7 @@ SCORE_COMMENT = re.compile(r"^\s*([+-]?)(M?)(\d+(?:\.\d+)?)(/\d+)?")
 FAULT_WORDS = ("time forfeit", "on time", "abandon", "rules infraction", "illegal", "emergency", "death",
                "unterminated", "disconnect", "crash")
 """Words of a ``Termination`` tag (lower case) that mean the game ended by a fault, not on the
-board (any tool's wording; ``matchlib.resume.FAULT_TERMINATIONS`` maps match.py's own values to
+board (any tool's wording; ``pruner.lab.matchlib.resume.FAULT_TERMINATIONS`` maps match.py's own values to
 fault kinds): PGN's standard values as scripts/match.py and cutechess write them, lichess's
 capitalised ones (``Time forfeit``, ``Abandoned``) and chess.com's sentences (``X won on time``,
 ``Game abandoned``)."""

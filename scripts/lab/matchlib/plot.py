@@ -4,9 +4,9 @@ Top panel: Elo with its 95% band at each completed pair (pentanomial, the interv
 final line prints) and the trinomial estimate after every game; bottom panel (with
 ``--sprt``): the log-likelihood ratio (on the pentanomial counts, so it too moves at each
 completed pair) against its two bounds. The numbers are
-``tally.history`` (``matchlib.history``), nothing is recomputed here. The picture is
+``tally.history`` (``pruner.lab.matchlib.history``), nothing is recomputed here. The picture is
 redrawn every ``--plot-every`` games and at the end, written to a temporary file and moved
-into place so a viewer never sees half a PNG (``protocol.output_files``: a device or FIFO is
+into place so a viewer never sees half a PNG (``pruner.output_files``: a device or FIFO is
 written in place, a symbolic link through). matplotlib is imported on the first drawing,
 and only its Agg canvas is used (no pyplot, no GUI, safe off the main thread).
 """
@@ -16,8 +16,8 @@ import os
 import sys
 from typing import BinaryIO, List, Optional, Sequence, Tuple
 
-from protocol.extras import MATPLOTLIB_HINT, missing_matplotlib
-from protocol.output_files import replaced, unwritable
+from pruner.extras import MATPLOTLIB_HINT, missing_matplotlib
+from pruner.output_files import replaced, unwritable
 
 from .history import TallyPoint
 from .report import fmt_estimate

@@ -24,7 +24,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 import chess
 import chess.pgn
 
-from protocol.output_files import write_file
+from pruner.output_files import write_file
 
 from .game import Fault
 from .openings import Opening

@@ -18,7 +18,7 @@ from typing import IO, List, Optional, Tuple
 
 import chess
 
-from protocol.output_files import OutputError
+from pruner.output_files import OutputError
 
 from . import fastchess
 from .engines import EnginePlayer, EngineSpec, EngineStartError

@@ -34,8 +34,8 @@ from typing import List, Optional, TextIO, Tuple
 import chess
 import chess.engine
 
-from engine.search import Searcher
-from engine.types import MATE_BOUND, Limits
+from pruner.engine.search import Searcher
+from pruner.engine.types import MATE_BOUND, Limits
 
 SHARD_FORMAT = 2
 """Version of the line format above (in ``meta.json``); format 1 had no teacher's move."""
@@ -315,7 +315,7 @@ def relabel_shard(source: str, target: str, teacher_spec: str, stockfish: str, l
     scored again by ``teacher_spec`` (the same positions, results and search scores: a teacher
     is compared with another on identical data). Resumes: the games ``target`` holds already
     are skipped. Stops after ``limit`` positions in ``target`` (None: the whole shard)."""
-    from nnuelib.dataset import games_of_shard
+    from pruner.lab.nnuelib.dataset import games_of_shard
     done, made = resume_shard(target)
     teacher = Teacher(teacher_spec, stockfish)
     start = time.monotonic()
@@ -354,7 +354,7 @@ def import_games(pgn_paths: List[str], directory: str, teacher_spec: str, stockf
     search column from the mover's PGN comment (``+0.35/12 0.251s``) when there is one.
     Games without a decisive or drawn result are skipped. Resumes: the games the shard holds
     are skipped by their number (their index over all the files)."""
-    from matchlib.pgnread import games_in
+    from pruner.lab.matchlib.pgnread import games_in
     shard = os.path.join(directory, "w0.txt")
     os.makedirs(directory, exist_ok=True)
     last, made = resume_shard(shard)

@@ -1,4 +1,4 @@
-"""Reading a data run (``nnuelib.datagen``'s shards) into training records."""
+"""Reading a data run (``pruner.lab.nnuelib.datagen``'s shards) into training records."""
 
 import glob
 import os

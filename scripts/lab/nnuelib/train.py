@@ -1,6 +1,6 @@
-"""Training the learned evaluation (``engine.nnue``'s 768->N->1 perspective net) with numpy.
+"""Training the learned evaluation (``pruner.engine.nnue``'s 768->N->1 perspective net) with numpy.
 
-Positions come from data runs (``nnuelib.datagen``), deduplicated (first occurrence kept),
+Positions come from data runs (``pruner.lab.nnuelib.datagen``), deduplicated (first occurrence kept),
 turned into feature indices once and cached (``prepare``). The label of a position, from the
 side to move, blends the teacher's score and the game's result:
 
@@ -25,9 +25,9 @@ import numpy as np
 
 import chess
 
-from engine import nnue
-from engine.evaluate import classical as classical_eval
-from nnuelib import dataset
+from pruner.engine import nnue
+from pruner.engine.evaluate import classical as classical_eval
+from pruner.lab.nnuelib import dataset
 
 PAD = nnue.FEATURES
 """Feature index of an empty slot (a zero row)."""
@@ -181,7 +181,7 @@ class Model:
         self.w2 = (rng.standard_normal(2 * n) * (0.01 if settings.residual else 0.1)).astype(np.float32)
         self.b2 = np.zeros(1, dtype=np.float32)
         # What the integer net can hold: a lane stays within 16 bits with 32 pieces on the
-        # board (engine.nnue.check_bounds), an output weight within int16.
+        # board (pruner.engine.nnue.check_bounds), an output weight within int16.
         lane_room = (nnue.LANE_OFFSET - 512) / settings.qa
         self.w1_bound = lane_room / (nnue.MAX_PIECES + 1)
         self.b1_bound = self.w1_bound
@@ -224,7 +224,7 @@ class Model:
         return [g_w1, g_b1, g_w2, g_b2]
 
     def to_net(self) -> nnue.Net:
-        """The integer net (``engine.nnue``): weights rounded to the file's scales."""
+        """The integer net (``pruner.engine.nnue``): weights rounded to the file's scales."""
         s = self.settings
         w1 = np.rint(self.w1[:PAD] * s.qa).astype(np.int64).ravel().tolist()
         b1 = np.rint(self.b1 * s.qa).astype(np.int64).tolist()

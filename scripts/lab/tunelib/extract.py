@@ -31,9 +31,9 @@ from typing import Dict, IO, Iterator, List, Optional, Tuple
 import chess
 import chess.pgn
 
-from engine.evaluate import evaluate
-from engine.search import Searcher
-from matchlib.pgnread import ended_on_the_board, games_in, parse_score  # the same games and comments as scripts/wdl_fit.py
+from pruner.engine.evaluate import evaluate
+from pruner.engine.search import Searcher
+from pruner.lab.matchlib.pgnread import ended_on_the_board, games_in, parse_score  # the same games and comments as scripts/wdl_fit.py
 
 RESULTS = {"1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0}
 """Game result -> label (White's score)."""

@@ -16,9 +16,9 @@ from typing import Dict, List, NamedTuple, Sequence, Tuple
 
 import chess
 
-from engine import eval_terms
-from engine.evaluate import PHASE_INC, PHASE_MAX, _ADJACENT_FILES, _FILE_COUNT, _FILES, _PASSED
-from tunelib.params import TERM_OF, TERMS
+from pruner.engine import eval_terms
+from pruner.engine.evaluate import PHASE_INC, PHASE_MAX, _ADJACENT_FILES, _FILE_COUNT, _FILES, _PASSED
+from pruner.lab.tunelib.params import TERM_OF, TERMS
 
 _VALUE = [TERM_OF.get("value%d" % pt, -1) for pt in range(7)]
 _PST = [[TERM_OF.get("pst%d_%d" % (pt, index), -1) for index in range(64)] for pt in range(7)]

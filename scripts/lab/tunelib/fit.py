@@ -3,7 +3,7 @@
 Each position's evaluation from White's view, ``s``, predicts White's score in its game as
 ``sigmoid(K * s) = 1 / (1 + exp(-K * s))``. The error of a weight vector is the mean squared
 difference between that prediction and the game's result (1, 0.5, 0) over the positions
-(``tunelib.objective``, shared with ``tunelib.gradient``; ``fit_file`` runs either method).
+(``pruner.lab.tunelib.objective``, shared with ``pruner.lab.tunelib.gradient``; ``fit_file`` runs either method).
 
 1. K: with the current weights, the K that minimises the error (golden-section search; the
    error is unimodal in K). It then stays fixed, so the fit cannot shrink the error by
@@ -34,11 +34,11 @@ import random
 from dataclasses import asdict
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from engine.evaluate import PHASE_MAX
+from pruner.engine.evaluate import PHASE_MAX
 
-from tunelib import features, gradient, params
-from tunelib.extract import read_csv, read_scores
-from tunelib.objective import FitResult, blend, error, find_k, split, white_scores
+from pruner.lab.tunelib import features, gradient, params
+from pruner.lab.tunelib.extract import read_csv, read_scores
+from pruner.lab.tunelib.objective import FitResult, blend, error, find_k, split, white_scores
 
 
 class _State:
@@ -184,7 +184,7 @@ def fit_file(path: str, iterations: int = 3, seed: int = 1, step: int = 1, k: Op
              groups: str = "all", holdout: int = 10, report: Callable[[str], None] = lambda line: None,
              l2: float = 0.0, patience: int = 0, method: str = "coordinate", rate: float = 1.0,
              score_weight: float = 0.0) -> FitResult:
-    """``fit`` (or, with ``method="gradient"``, ``tunelib.gradient.fit_gradient`` with
+    """``fit`` (or, with ``method="gradient"``, ``pruner.lab.tunelib.gradient.fit_gradient`` with
     ``iterations`` epochs) on an ``extract`` CSV, from the current weights (engine/weights.py)."""
     if not 0.0 <= score_weight <= 1.0:
         raise ValueError("score weight %g is not between 0 and 1" % score_weight)

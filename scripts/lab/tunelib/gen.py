@@ -43,8 +43,8 @@ def describe(argv: List[str]) -> str:
 def count_games(pgn: str) -> int:
     """How many games the PGN file ``pgn`` holds (0 if there is no file): a run stopped early,
     or resumed, holds another number than the one asked for. Read as ``match.py --resume``
-    reads it (``matchlib.resume.pgn_games``, python-chess's header reader)."""
-    from matchlib.resume import pgn_games
+    reads it (``pruner.lab.matchlib.resume.pgn_games``, python-chess's header reader)."""
+    from pruner.lab.matchlib.resume import pgn_games
     try:
         return len(pgn_games(pgn))
     except FileNotFoundError:

@@ -1,6 +1,6 @@
 """``tune.py fit --method gradient``: every weight at once, by Adam on the logistic error.
 
-The coordinate descent of ``tunelib.fit`` moves one weight by a whole centipawn at a time
+The coordinate descent of ``pruner.lab.tunelib.fit`` moves one weight by a whole centipawn at a time
 and re-measures; with hundreds of thousands of positions that is slow, and weights that only
 pay together (a piece's value against its table) move late. Here the evaluation is read as
 what it is, a linear function of the weights before the taper's rounding:
@@ -11,12 +11,12 @@ so the gradient of the mean squared error ``mean((sigmoid(K s) - result)^2)`` is
 over the positions' feature counts. Adam (Kingma and Ba, 2015: per-weight steps scaled by
 running moments of the gradient) follows it for ``epochs`` full passes with real-valued
 weights; the result is rounded to integers, and its errors are measured with the engine's
-exact integer evaluation (``tunelib.objective.white_scores``), so they are the figures
+exact integer evaluation (``pruner.lab.tunelib.objective.white_scores``), so they are the figures
 ``fit --method coordinate`` would report for the same weights.
 
-K is found as in ``tunelib.fit`` and stays fixed. ``l2`` adds ``l2`` times the sum of the
+K is found as in ``pruner.lab.tunelib.fit`` and stays fixed. ``l2`` adds ``l2`` times the sum of the
 squared moves from the starting weights (ridge), ``holdout`` and ``patience`` act as in
-``tunelib.fit`` with an epoch for a pass (the held-out error is measured on the rounded
+``pruner.lab.tunelib.fit`` with an epoch for a pass (the held-out error is measured on the rounded
 weights each epoch). The same data and options give the same bytes: the passes go through
 the positions in file order and use no randomness.
 """
@@ -24,10 +24,10 @@ the positions in file order and use no randomness.
 import math
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from engine.evaluate import PHASE_MAX
+from pruner.engine.evaluate import PHASE_MAX
 
-from tunelib import features, params
-from tunelib.objective import FitResult, blend, error, find_k, split, white_scores
+from pruner.lab.tunelib import features, params
+from pruner.lab.tunelib.objective import FitResult, blend, error, find_k, split, white_scores
 
 BETA1 = 0.9
 """Adam's decay of the running mean of the gradient (the paper's default)."""
@@ -89,7 +89,7 @@ def fit_gradient(rows: List[Tuple[str, float, int]], initial: Sequence[int], epo
                  score_weight: float = 0.0) -> FitResult:
     """Fit K (unless given), then the weights in ``groups`` by ``epochs`` Adam steps of size
     ``rate`` (centipawns) on the (fen, label, game) rows (labels blended with ``scores`` by
-    ``score_weight``: ``tunelib.objective.blend``)."""
+    ``score_weight``: ``pruner.lab.tunelib.objective.blend``)."""
     train, train_labels, test, test_labels, train_scores = split(rows, holdout, report, scores, positions_file)
     start = list(initial)
     if k is None:

@@ -5,8 +5,8 @@ Each position's evaluation from White's view, ``s``, predicts White's score in i
 ``sigmoid(K * s)``; ``error`` is the mean squared difference from the labels, ``find_k`` the K
 that minimises it for given scores. ``split`` turns an ``extract`` CSV's rows into the positions
 fitted and those held out, ``blend`` mixes a position's search score into its label, and
-``FitResult`` is what a fit found (``fit.save`` writes it). Coordinate descent (``tunelib.fit``)
-and Adam (``tunelib.gradient``) both build on this module; neither imports the other's code.
+``FitResult`` is what a fit found (``fit.save`` writes it). Coordinate descent (``pruner.lab.tunelib.fit``)
+and Adam (``pruner.lab.tunelib.gradient``) both build on this module; neither imports the other's code.
 """
 
 import math
@@ -15,7 +15,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import chess
 
-from tunelib import features, params
+from pruner.lab.tunelib import features, params
 
 K_RANGE = (1e-4, 0.05)
 """Where K is looked for (per centipawn; 0.0058 is Texel's usual 10^(-s/400) curve)."""
@@ -23,7 +23,7 @@ K_RANGE = (1e-4, 0.05)
 
 @dataclass
 class FitResult:
-    """What a fit found (``tunelib.fit.fit`` or ``tunelib.gradient.fit_gradient``); ``tunelib.fit.save``
+    """What a fit found (``pruner.lab.tunelib.fit.fit`` or ``pruner.lab.tunelib.gradient.fit_gradient``); ``pruner.lab.tunelib.fit.save``
     writes it as JSON for ``tune.py write``."""
 
     names: List[str]
@@ -48,7 +48,7 @@ class FitResult:
     best_pass: int = 0
     """The pass whose weights are the result (the last one, unless ``patience`` stopped early)."""
     method: str = "coordinate"
-    """``coordinate`` (``tunelib.fit``) or ``gradient`` (``tunelib.gradient``: passes are epochs)."""
+    """``coordinate`` (``pruner.lab.tunelib.fit``) or ``gradient`` (``pruner.lab.tunelib.gradient``: passes are epochs)."""
     rate: float = 0.0
     """The gradient method's step size (Adam's learning rate, centipawns); 0 for coordinate descent."""
     score_weight: float = 0.0

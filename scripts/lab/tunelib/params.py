@@ -7,14 +7,14 @@ count are left out: the king's material, the pawn tables' first and last ranks a
 passed-pawn bonus of ranks a pawn never stands on.
 
 A *term* is a pair of weights (middlegame, endgame) that count the same feature; the
-features of a position are counts per term (``tunelib.features``), and the tempo bonus is
+features of a position are counts per term (``pruner.lab.tunelib.features``), and the tempo bonus is
 the one weight counted after the taper.
 """
 
 from typing import Dict, List, Sequence, Tuple
 
-from engine import eval_terms
-from engine import weights as _weights
+from pruner.engine import eval_terms
+from pruner.engine import weights as _weights
 
 PIECES = "PNBRQK"
 """Piece letters by python-chess piece type - 1 (for group names and messages)."""

@@ -10,8 +10,8 @@ import sys
 import textwrap
 from typing import Dict, List, Optional, Sequence
 
-from tunelib import params
-from engine import eval_terms
+from pruner.lab.tunelib import params
+from pruner.engine import eval_terms
 
 HEADER = '''"""The evaluation's weights, in centipawns: material, piece-square tables and positional terms.
 
