@@ -11,6 +11,18 @@ The analysis API is importable from here, ``from pruner import analyse, Analyser
 first use (PEP 562), so ``pruner`` answers ``uci`` without importing it (start-up, issue 54).
 """
 
+import os as _os
+
+if __name__ == "protocol":
+    # This folder imported by its own name, not as ``pruner``: ``python -m protocol`` run in a
+    # checkout's root (the match lab's frozen baselines: ``--dir``, ``cwd=``). ``python -m
+    # pruner`` there would import the installed pruner and silently play the installed code
+    # against itself; so the pruner packages are mapped to this checkout's folders first
+    # (the finder the PyPy bootstrap uses), and what follows imports this checkout's code.
+    # A checkout from before the one import name has its own ``protocol`` and runs as before.
+    from protocol.interpreter import map_checkout
+    map_checkout(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))))
+
 __all__ = ["Analyser", "Analysis", "DEFAULT_DEPTH", "Line", "analyse", "describe_status", "pov_score", "pov_wdl"]
 """pruner.engine.analysis's public API (its ``__all__``), re-exported lazily."""
 

@@ -217,6 +217,19 @@ def finder_code(packages: Optional[Dict[str, str]] = None) -> str:
     return _FINDER % {"packages": package_locations() if packages is None else dict(packages)}
 
 
+def checkout_packages(root: str) -> Dict[str, str]:
+    """The ``pruner`` packages of the checkout at ``root``, by their folders (pyproject's
+    package-dir: protocol/, engine/, scripts/lab/)."""
+    return {"pruner": os.path.join(root, "protocol"), "pruner.engine": os.path.join(root, "engine"),
+            "pruner.lab": os.path.join(root, "scripts", "lab")}
+
+
+def map_checkout(root: str) -> None:
+    """From now on in this process, ``pruner`` is the checkout at ``root`` (``python -m
+    protocol`` in a checkout's root: protocol/__init__.py), whatever is installed."""
+    exec(finder_code(checkout_packages(root)), {"__name__": "pruner_checkout_finder"})
+
+
 def package_folders() -> List[str]:
     """The folder holding this installation's python-chess: what PyPy needs on its path (the
     ``pruner`` packages come by their own finder, ``package_locations``)."""

@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "reversed; results, Elo and SPRT are from engine 1's point of view (the first --engine, "
                     "the engine under test). The last line of output is the final result.",
         epilog="Engine commands: leading words cwd=DIR, name=NAME and VAR=value (environment) are taken by "
-               "the runner, the rest is the command, e.g. --engine \"cwd=/tmp/base python -m pruner\". "
+               "the runner, the rest is the command, e.g. --engine \"cwd=/tmp/base python -m protocol\". "
                "Exit status: %d done (with --sprt: H1 accepted), %d H0 accepted, %d SPRT inconclusive "
                "(the games ran out), %d an engine could not be started (or a usage error), %d the --cluster "
                "cannot be used, %d an output could not be written, %d another match is writing an output, %d "

@@ -3,6 +3,8 @@ engine.py and protocol.py would shadow a generic name. Before the rename these f
 top level was engine, protocol, matchlib, tunelib and nnuelib, and there was no ``pruner``."""
 
 import os
+import pathlib
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -95,3 +97,35 @@ def test_the_pypy_bootstrap_runs_a_normal_install(venv, tmp_path):
     run = subprocess.run([venv, "-c", made.stdout, "--version"], cwd=str(shadowed_dir(tmp_path)),
                          capture_output=True, text=True, timeout=120, env=dict(os.environ, PRUNER_INTERPRETER="cpython"))
     assert run.returncode == 0 and run.stdout.startswith("Pruner "), run.stdout + run.stderr
+
+
+def _checkout_copy(destination: pathlib.Path, version: str) -> pathlib.Path:
+    """The packages of this checkout copied to ``destination``, its version string changed, so
+    a run can tell which copy it ran."""
+    for folder in ("protocol", "engine", os.path.join("scripts", "lab")):
+        shutil.copytree(os.path.join(ROOT, folder), str(destination / folder),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    init = destination / "engine" / "__init__.py"
+    text = init.read_text()
+    start = text.index('__version__ = "') + len('__version__ = "')
+    end = text.index('"', start)
+    init.write_text(text[:end] + "+" + version + text[end:])
+    return destination
+
+
+def test_python_m_protocol_in_a_checkout_runs_that_checkouts_code(tmp_path):
+    """The match lab's baselines (``--dir``, ``cwd=``) run ``python -m protocol`` in another
+    checkout's root: that checkout's code runs, not the installed one, which ``python -m
+    pruner`` would run there whatever the working directory."""
+    copy = _checkout_copy(tmp_path / "base", "baseline")
+    environ = dict(os.environ, PRUNER_INTERPRETER="cpython")
+    ran = subprocess.run([sys.executable, "-m", "protocol", "--version"], cwd=str(copy), env=environ,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert "+baseline" in ran.stdout.splitlines()[0]
+    uci = subprocess.run([sys.executable, "-m", "protocol"], cwd=str(copy), env=environ, input="uci\nquit\n",
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert "id name Pruner" in uci.stdout and "+baseline" in uci.stdout, uci.stdout + uci.stderr
+    installed = subprocess.run([sys.executable, "-m", "pruner", "--version"], cwd=str(copy), env=environ,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert installed.returncode == 0 and "+baseline" not in installed.stdout
