@@ -218,10 +218,10 @@ def finder_code(packages: Optional[Dict[str, str]] = None) -> str:
 
 
 def checkout_packages(root: str) -> Dict[str, str]:
-    """The ``pruner`` packages of the checkout at ``root``, by their folders (pyproject's
-    package-dir: protocol/, engine/, scripts/lab/)."""
-    return {"pruner": os.path.join(root, "protocol"), "pruner.engine": os.path.join(root, "engine"),
-            "pruner.lab": os.path.join(root, "scripts", "lab")}
+    """The engine's packages (``PACKAGES``) of the checkout at ``root``, by their folders
+    (pyproject's package-dir: protocol/, engine/). The lab's package is left out, as in the
+    PyPy bootstrap: no engine process imports it."""
+    return dict(zip(PACKAGES, (os.path.join(root, "protocol"), os.path.join(root, "engine"))))
 
 
 def map_checkout(root: str) -> None:
