@@ -205,3 +205,16 @@ def test_positions_of_perft_suites_that_no_game_reaches_are_analysed():
     assert result.best_move in board.legal_moves
     with pytest.raises(ValueError, match="opposite check"):
         analyse(chess.Board("4k3/8/8/8/8/8/8/4K2q b - - 0 1"), depth=1)
+
+
+def test_from_pruner_import_analyse_is_the_function_whatever_was_imported_before():
+    """``pruner analyse``'s package is ``pruner.analyse_app``: were it ``pruner.analyse``,
+    importing it (as the CLI and its tests do) would bind the attribute ``analyse`` of
+    ``pruner`` to the package, and the README's ``from pruner import analyse`` would then get
+    a module (found by the suite: the README example failed after the CLI's tests)."""
+    import importlib
+
+    importlib.import_module("pruner.analyse_app.cli")
+    from pruner import analyse, Analyser
+    from pruner.engine.analysis import analyse as engine_analyse, Analyser as engine_analyser
+    assert analyse is engine_analyse and Analyser is engine_analyser
