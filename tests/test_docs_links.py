@@ -16,6 +16,8 @@ LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^
 """An inline Markdown link or image, `[text](target "title")`; group 1 is the target."""
 EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 """A target with a scheme (https:, mailto:, ...): not a file of the repository."""
+FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
+"""A fenced code block, where neither `#` lines nor brackets are Markdown."""
 
 
 def markdown_pages() -> list:
@@ -28,8 +30,7 @@ def markdown_pages() -> list:
 
 def prose(text: str) -> str:
     """The text without fenced code blocks and inline code, where brackets are not links."""
-    text = re.sub(r"^(```|~~~).*?^\1[ \t]*$", "", text, flags=re.S | re.M)
-    return re.sub(r"(`+)(?:(?!\1).)+?\1", "", text, flags=re.S)
+    return re.sub(r"(`+)(?:(?!\1).)+?\1", "", FENCE.sub("", text), flags=re.S)
 
 
 def slug(heading: str) -> str:
@@ -47,8 +48,7 @@ def anchors(path: str) -> set:
     with open(os.path.join(ROOT, path), encoding="utf-8") as handle:
         text = handle.read()
     found, seen = set(), {}
-    for heading in re.findall(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.sub(r"^(```|~~~).*?^\1[ \t]*$", "", text,
-                                                                       flags=re.S | re.M), re.M):
+    for heading in re.findall(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", FENCE.sub("", text), re.M):
         base = slug(heading)
         count = seen.get(base, 0)
         seen[base] = count + 1
