@@ -775,7 +775,7 @@ class Searcher:
 
         # Step 6. The move loop: PVS with check extension and late move reductions. (Futility
         # and late move pruning of quiet moves were removed: without them Pruner scored +79.5
-        # +- 50 Elo at 5+0.05, 120 games. docs/strength.md lists the techniques tried since,
+        # +- 50 Elo at 5+0.05, 120 games. docs/lab/strength.md lists the techniques tried since,
         # none adopted, with the commit each can be revived from.)
         keys = run.keys
         stats = self.stats

@@ -26,7 +26,7 @@ search's ``pruner bench`` signature, and a test holds it, so a search change tha
 the levels is noticed (switch the technique off in ``CALIBRATED_SEARCH``, or re-calibrate).
 
 **Calibration.** ``CALIBRATION`` holds matches of levels against Stockfish at known
-``UCI_Elo`` (docs/strength.md). A fit through them weighted by their error bars (at each level
+``UCI_Elo`` (docs/lab/strength.md). A fit through them weighted by their error bars (at each level
 a straight line through the points near it, so it bends where they do: ``Calibration``) turns the
 ``UCI_Elo`` a GUI asks for into a level (``limit_for_uci_elo``), and the
 option's range is what the fit gives at the lowest and highest measured levels, so that no
@@ -104,7 +104,7 @@ MODEL = StrengthModel()
 CALIBRATED_SEARCH = "weights=pruner.engine.weights evalfile=classical"
 """The search every ``CALIBRATION`` point was measured with, as ``SearchParams.parse`` reads
 it: the engine's search (the techniques tried since the calibration were all off by default
-and have left the code, docs/strength.md; a technique adopted later is switched off here by
+and have left the code, docs/lab/strength.md; a technique adopted later is switched off here by
 its parameter, or the levels are re-calibrated), the evaluation weights it played with
 (``weights``: when engine/weights.py is re-tuned, the measured numbers move to a module of
 their own, say engine/weights_calibrated.py, named here, and a limited search evaluates with
@@ -213,7 +213,7 @@ class CalibrationPoint:
 
 
 CALIBRATION: Tuple[CalibrationPoint, ...] = (
-    # kept from the CALIBRATION before (fit --add; docs/strength.md has their matches)
+    # kept from the CALIBRATION before (fit --add; docs/lab/strength.md has their matches)
     CalibrationPoint(level=1265, opponent=1350, games=40, elo=1242.5, error=96.2),
     CalibrationPoint(level=1345, opponent=1350, games=40, elo=1448.0, error=106.0),
     CalibrationPoint(level=1631, opponent=1500, games=40, elo=1500.0, error=81.0),
@@ -267,7 +267,7 @@ CALIBRATION: Tuple[CalibrationPoint, ...] = (
     CalibrationPoint(level=1732, opponent=1650, games=400, elo=1614.3, error=34.0),
     CalibrationPoint(level=1897, opponent=1750, games=400, elo=1739.6, error=34.1),
 )
-"""The matches behind the ``UCI_Elo`` scale (docs/strength.md has their commands and W/D/L)."""
+"""The matches behind the ``UCI_Elo`` scale (docs/lab/strength.md has their commands and W/D/L)."""
 
 
 Z95 = 1.959964
@@ -306,7 +306,7 @@ class Calibration:
     the points weighted by 1/error² and by a Gaussian kernel of their distance in levels (local
     linear regression), so the scale follows the points where they bend without one global
     shape (the top levels flatten: their node budgets no longer fit a 10+0.1 clock over a whole
-    game on CPython, docs/strength.md).
+    game on CPython, docs/lab/strength.md).
 
     The kernel's width is chosen from ``BANDWIDTHS`` by leave-one-out: each point predicted by
     the fit of the others, the width whose squared misses (in units of the points' standard

@@ -178,7 +178,7 @@ def _read_options(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="calibrate.py", description="Re-make the UCI_Elo calibration: "
-                                     "matches, their fit and the acceptance check (see docs/strength.md).")
+                                     "matches, their fit and the acceptance check (see docs/lab/strength.md).")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
 

@@ -58,7 +58,7 @@ def test_limited_strength_is_governed_by_nodes_not_the_clock(monkeypatch):
 def test_limited_searches_run_the_search_the_calibration_measured():
     """CALIBRATED_BENCH is the bench signature of the search every CALIBRATION point played
     with. When this fails, a search change moved the limited levels: switch the new technique
-    off in CALIBRATED_SEARCH, or re-calibrate (docs/strength.md) and write the new signature."""
+    off in CALIBRATED_SEARCH, or re-calibrate (docs/lab/strength.md) and write the new signature."""
     assert bench.run(params=calibrated_params()).nodes == CALIBRATED_BENCH
 
 
