@@ -173,7 +173,7 @@ def graph() -> Graph:
 def test_the_graph_holds_the_engine_the_programs_and_the_lab(graph):
     assert {"pruner.engine.search", "pruner.uci.loop", "pruner.analyse_app.review.model", "pruner.lab.matchlib.runner",
             "pruner.lab.tunelib.fit", "pruner.lab.nnuelib.train", "match", "tune"} <= set(graph)
-    assert "pruner.engine.search" in graph["pruner.uci.engine_state"]
+    assert "pruner.engine.search" in graph["pruner.uci.searcher_owner"]
     assert "pruner.analyse_app.cli" in graph["pruner.__main__"]  # named in the subcommand table
     assert "pruner.lab.tunelib.gradient" in graph["pruner.lab.tunelib.fit"] and "pruner.lab.matchlib.pgnread" in graph["pruner.lab.tunelib.extract"]
 

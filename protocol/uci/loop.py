@@ -4,8 +4,9 @@ Threads and who owns what:
 
 * The reader thread only turns stdin bytes into lines on a queue (it never blocks anyone).
 * The main thread takes lines off the queue, parses each (protocol/uci/wire.py) and calls one
-  method of the ``EngineState`` (protocol/uci/engine_state.py), which owns the position, the
-  options, the searcher, the search and task threads and the ``bestmove`` hand-off; so
+  method of the ``EngineState`` (protocol/uci/engine_state.py), which owns the position and the
+  options and composes the parts that own the searcher, the search and task threads and the
+  ``bestmove`` hand-off; so
   ``isready`` is answered at once even while a search runs. This module holds no engine state
   (as Stockfish's ``uci.cpp`` parses and dispatches, its ``engine.cpp`` keeps the state).
 * While ``go perft`` or ``bench`` runs on its task thread, ``isready`` is answered and
@@ -31,9 +32,10 @@ from typing import Any, Callable, Deque, Optional, Tuple
 
 from pruner import engine
 from pruner import interpreter
-from pruner.uci.engine_state import EngineState, preload_search_modules
+from pruner.uci.engine_state import EngineState
 from pruner.uci.options import OptionError, Options
 from pruner.uci.output import Writer, fd_writer
+from pruner.uci.searcher_owner import preload_search_modules
 from pruner.uci.wire import (Command, UciError, parse_bench, parse_command, parse_go, parse_perft,
                                parse_position_line, parse_setoption, quote)
 

@@ -64,6 +64,14 @@ def describe(exc: BaseException) -> str:
     return "%s: %s" % (type(exc).__name__, exc) if str(exc) else type(exc).__name__
 
 
+def report_problems(writer: Writer, resource: Any) -> None:
+    """Show once what a loaded resource (the tables, the book) could not use."""
+    take = getattr(resource, "take_problems", None)
+    if take is not None:
+        for message in take():
+            writer.error(message)
+
+
 def join_unless_output_lost(thread: threading.Thread, stop: threading.Event, writer: Writer) -> None:
     """Wait for ``thread`` to end; set ``stop`` if the output is lost meanwhile (nobody would
     read the rest, and a caller waiting here cannot see the loss otherwise)."""

@@ -14,7 +14,7 @@ from pruner.engine.search import Searcher, SearchParams
 from pruner.engine.strength import MODEL, SKILL_LEVEL_MAX, UCI_ELO, calibrated_params, elo_for_skill_level, limit_for_uci_elo
 from pruner.engine.types import Limits
 from loop_helpers import WAIT, FailsAtDepth, Output, make_loop, run
-from pruner.uci.engine_state import default_searcher
+from pruner.uci.searcher_owner import default_searcher
 from pruner.uci.loop import UciLoop
 from pruner.uci.output import Writer
 
