@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from pruner import __main__ as command_line
+from pruner import interpreter, run_pruner
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,10 +28,10 @@ def execs(monkeypatch):
 def test_pypy_without_the_variable_runs_the_same_command_again_with_it(execs):
     command_line.restart_with_pypy_nursery()
     [(path, argv)] = execs
-    assert path == sys.executable and argv[0] == sys.executable and argv[1] == "-c"
-    assert "from pruner.__main__ import main" in argv[2] and argv[3:] == ["bench", "3"]
-    assert "_PrunerFinder" in argv[2]  # the packages by their folders: an editable install has no pruner/
-    compile(argv[2], "<restart>", "exec")
+    assert path == sys.executable and argv == [sys.executable, interpreter.boot_file(), "bench", "3"]
+    # the packages by their folders (an editable install has no pruner/), no fallback
+    packages, _, fallback, _ = run_pruner.decode(os.environ.pop(run_pruner.VARIABLE))
+    assert packages == interpreter.package_locations() and fallback is None
     assert os.environ["PYPY_GC_NURSERY"] == command_line.PYPY_NURSERY == "4M"
 
 
@@ -52,7 +53,7 @@ def test_a_failed_restart_runs_on_unchanged(execs, monkeypatch):
         raise OSError("exec refused")
     monkeypatch.setattr(command_line.os, "execv", refuse)
     command_line.restart_with_pypy_nursery()
-    assert "PYPY_GC_NURSERY" not in os.environ
+    assert "PYPY_GC_NURSERY" not in os.environ and run_pruner.VARIABLE not in os.environ
 
 
 @pytest.mark.skipif(platform.python_implementation() != "PyPy" or not os.path.exists("/proc/self/environ"),
