@@ -327,3 +327,38 @@ def test_pruner_bench_and_version_on_the_real_pypy():
                         version.stdout)
     analyse = run_pruner(env, "analyse", "--depth", "1", "startpos", stdin="")
     assert analyse.returncode == 0, analyse.stderr  # auto leaves analyse on CPython
+
+
+@needs_cpython
+@pytest.mark.skipif(REAL_PYPY is None or not os.path.exists("/proc/self/comm"),
+                    reason="needs pypy3 and Linux's /proc")
+def test_the_engine_on_pypy_is_found_by_the_name_pruner():
+    """``ps``/``top`` show the engine as ``pruner`` (issue 54, item 2): its command line names
+    the program protocol/run_pruner.py, not a ``-c`` program, and its name is ``pruner``."""
+    env = environment(os.path.dirname(REAL_PYPY))
+    process = subprocess.Popen([sys.executable, "-c", CONSOLE_SCRIPT, "uci"], cwd=ROOT, env=env, text=True,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        process.stdin.write("uci\n")
+        process.stdin.flush()
+        lines = []
+        while not lines or lines[-1] != "uciok":
+            line = process.stdout.readline()
+            assert line, "the engine ended before uciok: %r" % lines
+            lines.append(line.strip())
+        assert INFO.search("\n".join(lines)).group(1) == "PyPy"  # the same process, now PyPy
+        with open("/proc/%d/cmdline" % process.pid, "rb") as handle:
+            argv = handle.read().decode().split("\0")[:-1]
+        with open("/proc/%d/comm" % process.pid) as handle:
+            comm = handle.read().strip()
+        assert comm == "pruner"
+        assert argv == [REAL_PYPY, interpreter.boot_file(), "uci"] and "-c" not in argv
+        assert os.path.basename(argv[1]) == "run_pruner.py" and len(" ".join(argv)) < 300
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
