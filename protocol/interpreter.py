@@ -39,11 +39,19 @@ import platform
 import sys
 from typing import Dict, List, MutableMapping, NamedTuple, Optional, Tuple
 
-from . import probe_cache
-from .run_pruner import FELL_BACK, HANDOVER, MINIMUM, VARIABLE as BOOT, encode, install_finder
 
 VARIABLE = "PRUNER_INTERPRETER"
 """The environment variable that chooses (``--interpreter`` on the command line wins)."""
+BOOT = "PRUNER_BOOT"
+"""The parameters of protocol/run_pruner.py (``boot_command``), as a new process reads them."""
+HANDOVER = "PRUNER_INTERPRETER_HANDOVER"
+"""Set across an exec: why the new process runs where it does, after ``FELL_BACK`` when PyPy
+handed back to CPython. The new process reads and removes it, so no engine that Pruner starts
+(``pruner analyse --engine pruner``) inherits it."""
+FELL_BACK = "!"
+"""Marks a ``HANDOVER`` from protocol/run_pruner.py back to CPython (the new process warns on stderr)."""
+MINIMUM = (3, 9)
+"""The oldest Python version Pruner's code runs on (pyproject's ``requires-python``)."""
 FLAG = "--interpreter"
 AUTO, PYPY, CPYTHON = "auto", "pypy", "cpython"
 CHOICES = (AUTO, PYPY, CPYTHON)
@@ -150,6 +158,9 @@ def probe(executable: str) -> Tuple[Optional[str], str]:
 def cached_probe(executable: str, environ: MutableMapping[str, str]) -> Tuple[Optional[str], str]:
     """``probe``, answered from the user's cache when this PyPy answered it before and its files
     are unchanged (protocol/probe_cache.py); a new answer is kept there."""
+    # Imported here: this module is also imported as protocol.interpreter before ``pruner``
+    # is mapped to a checkout (protocol/__init__.py), where ``pruner`` may not be importable.
+    from pruner import probe_cache
     version = probe_cache.lookup(executable, environ)
     if version is not None:
         return version, ""
@@ -191,7 +202,9 @@ def checkout_packages(root: str) -> Dict[str, str]:
 def map_checkout(root: str) -> None:
     """From now on in this process, ``pruner`` is the checkout at ``root`` (``python -m
     protocol`` in a checkout's root: protocol/__init__.py), whatever is installed."""
-    install_finder(checkout_packages(root))
+    import runpy  # the program, by its path (it imports pruner.__main__, which imports this module)
+    packages = checkout_packages(root)
+    runpy.run_path(boot_file(packages), run_name="pruner_checkout")["install_finder"](packages)
 
 
 def package_folders() -> List[str]:
@@ -223,7 +236,8 @@ def boot_command(executable: str, argv: List[str], environ: MutableMapping[str, 
     do not import there, ``fallback`` runs it instead, told ``failed`` and the error (None: none).
     LookupError: a package cannot be found here."""
     packages = package_locations() if packages is None else packages
-    environ[BOOT] = encode(packages, package_folders(), fallback, failed)
+    environ[BOOT] = repr({"packages": dict(packages), "folders": package_folders(), "fallback": fallback,
+                          "failed": failed, "handover": HANDOVER, "fell_back": FELL_BACK, "minimum": MINIMUM})
     return [executable, boot_file(packages)] + list(argv)
 
 

@@ -2,30 +2,24 @@
 that the process shows up as ``pypy3 .../pruner/run_pruner.py uci`` in ``ps`` and as ``pruner``
 in ``top`` and ``ps -o comm`` (issue 54, item 2), not as a 600-character ``-c`` program.
 
-    PRUNER_BOOT='(packages, folders, fallback, failed)' pypy3 /path/to/run_pruner.py ARGS...
+    PRUNER_BOOT='{"packages": ..., "folders": ..., ...}' pypy3 /path/to/run_pruner.py ARGS...
 
-Its parameters come in the ``PRUNER_BOOT`` variable (a Python literal; it is removed at once, so
-no engine that Pruner starts inherits it): ``packages``, the ``pruner`` packages by their folders
+Its parameters come in the ``PRUNER_BOOT`` variable (a Python dict literal; it is removed at
+once, so no engine that Pruner starts inherits it): ``packages``, the ``pruner`` packages by their folders
 (an editable install has no pruner/ folder, so they are found by a finder first on
 ``sys.meta_path``: the very files CPython would have run); ``folders``, put on the path before
 this interpreter's own site-packages (python-chess's); ``fallback``, the CPython to run this file
 again on when they do not import here (None: none, the error stands), told ``failed`` and the
-error. Plain syntax, so that even an old PyPy gets as far as the fallback.
+error (in ``handover``, after ``fell_back``); ``minimum``, the oldest Python Pruner runs on.
+Plain syntax, so that even an old PyPy gets as far as the fallback. It imports nothing of
+Pruner's before its finder is in place (``interpreter.map_checkout`` loads it by its path).
 """
 
 import os
 import sys
 
 VARIABLE = "PRUNER_BOOT"
-"""The variable holding the parameters."""
-HANDOVER = "PRUNER_INTERPRETER_HANDOVER"
-"""Set across an exec: why the new process runs where it does, after ``FELL_BACK`` when PyPy
-handed back to CPython. The new process reads and removes it (``interpreter.start``), so no
-engine that Pruner starts (``pruner analyse --engine pruner``) inherits it."""
-FELL_BACK = "!"
-"""Marks a ``HANDOVER`` from this program back to CPython (the new process warns on stderr)."""
-MINIMUM = (3, 9)
-"""The oldest Python version Pruner's code runs on (pyproject's ``requires-python``)."""
+"""The variable holding the parameters (``interpreter.boot_command`` writes them)."""
 PROCESS_NAME = "pruner"
 """What ``top`` and ``ps -o comm`` show for the engine (Linux)."""
 
@@ -62,29 +56,24 @@ def name_process(name=PROCESS_NAME):
         pass
 
 
-def encode(packages, folders, fallback, failed):
-    """The value of ``VARIABLE`` for these parameters (the module docstring)."""
-    return repr((dict(packages), list(folders), fallback, failed))
-
-
-def decode(value):
-    """The parameters in a value of ``VARIABLE``."""
+def parameters(value):
+    """The parameters in a value of ``VARIABLE``: a dict (``interpreter.boot_command``)."""
     import ast
-    packages, folders, fallback, failed = ast.literal_eval(value)
-    return packages, folders, fallback, failed
+    return ast.literal_eval(value)
 
 
 def boot():
     """Run ``pruner``'s main here, or on the fallback CPython when it does not import here."""
-    packages, folders, fallback, failed = decode(os.environ.pop(VARIABLE))
+    given = parameters(os.environ.pop(VARIABLE))
+    packages, folders, fallback, minimum = given["packages"], given["folders"], given["fallback"], given["minimum"]
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and sys.path[0] in ("", here):  # the script's folder: pruner's own modules, not top-level ones
         del sys.path[0]
     name_process()
     install_finder(packages)
     try:
-        if sys.version_info[:2] < MINIMUM:
-            raise RuntimeError("Python %d.%d is older than %d.%d" % (tuple(sys.version_info[:2]) + MINIMUM))
+        if sys.version_info[:2] < tuple(minimum):
+            raise RuntimeError("Python %d.%d is older than %d.%d" % (tuple(sys.version_info[:2]) + tuple(minimum)))
         index = len(sys.path)
         for i, folder in enumerate(sys.path):
             if os.path.basename(folder) in ("site-packages", "dist-packages"):
@@ -96,8 +85,9 @@ def boot():
     except Exception as exc:
         if fallback is None:
             raise
-        os.environ[VARIABLE] = encode(packages, folders, None, failed)
-        os.environ[HANDOVER] = FELL_BACK + failed + " (%s: %s)" % (type(exc).__name__, exc)
+        given["fallback"] = None  # CPython runs this file again, with the same packages; no further fallback
+        os.environ[VARIABLE] = repr(given)
+        os.environ[given["handover"]] = given["fell_back"] + given["failed"] + " (%s: %s)" % (type(exc).__name__, exc)
         sys.stderr.flush()
         os.execv(fallback, [fallback, os.path.abspath(__file__)] + sys.argv[1:])
     sys.exit(main())

@@ -8,20 +8,22 @@ fresh processes (issue 54, item 1).
 Each command (words as a shell splits them; leading ``NAME=value`` words set variables) is
 started ``--runs`` times; each run times from just before the process starts to its ``uciok``,
 and to the ``readyok`` of an ``isready`` sent then (what a GUI waits for before its first
-``go``), as scripts/latency.py does, and adds the CPU time the process used (user + system,
-its whole life). Prints min, median and max of each. Wall times want an idle machine; CPU
+``go``; scripts/latency.py also times ``stop``), and reads the CPU time the process used, user
+and system, its whole life (``os.wait4``). Prints min, median and max of each. Wall times want an idle machine; CPU
 times are what to compare on a loaded one.
 """
 
 import os
-import resource
 import shlex
 import statistics
+import subprocess
 import sys
+import time
 from typing import Dict, List, Optional, Tuple
 
-from latency import startup_ms
 from pruner.arguments import ArgumentParser
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def split_command(text: str) -> Tuple[Dict[str, str], List[str]]:
@@ -36,30 +38,48 @@ def split_command(text: str) -> Tuple[Dict[str, str], List[str]]:
     return variables, words
 
 
-def _children_cpu_ms() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (usage.ru_utime + usage.ru_stime) * 1000
+def one_start(command: List[str], environ: Dict[str, str]) -> Tuple[float, float, float]:
+    """Milliseconds from starting a fresh engine process (in the repository root) to its
+    ``uciok``, to the ``readyok`` of an ``isready`` sent then, and its CPU time after ``quit``."""
+    began = time.perf_counter()
+    process = subprocess.Popen(command, cwd=ROOT, env=environ, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               universal_newlines=True, bufsize=1)
+    marks = []
+    try:
+        for send, wanted in (("uci", "uciok"), ("isready", "readyok")):
+            process.stdin.write(send + "\n")
+            process.stdin.flush()
+            while True:
+                line = process.stdout.readline()
+                if not line:
+                    raise RuntimeError("%s closed its output before %s" % (" ".join(command), wanted))
+                if line.strip() == wanted:
+                    marks.append((time.perf_counter() - began) * 1000)
+                    break
+        process.stdin.write("quit\n")
+        process.stdin.close()
+        process.stdout.read()
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    _, _, usage = os.wait4(process.pid, 0)  # its own CPU time, which Popen.wait does not give
+    process.returncode = 0
+    process.stdout.close()
+    cpu = (usage.ru_utime + usage.ru_stime) * 1000
+    return marks[0], marks[1], cpu
 
 
 def measure(text: str, runs: int) -> Dict[str, List[float]]:
     """Milliseconds per run of the command ``text``: ``uciok``, ``readyok`` (wall) and ``cpu``."""
     variables, command = split_command(text)
-    saved = {name: os.environ.get(name) for name in variables}
-    os.environ.update(variables)
+    environ = dict(os.environ, **variables)
     times: Dict[str, List[float]] = {"uciok": [], "readyok": [], "cpu": []}
-    try:
-        for _ in range(runs):
-            before = _children_cpu_ms()
-            uciok, readyok = startup_ms(command)
-            times["uciok"].append(uciok)
-            times["readyok"].append(readyok)
-            times["cpu"].append(_children_cpu_ms() - before)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    for _ in range(runs):
+        uciok, readyok, cpu = one_start(command, environ)
+        times["uciok"].append(uciok)
+        times["readyok"].append(readyok)
+        times["cpu"].append(cpu)
     return times
 
 
@@ -78,11 +98,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     try:
-        commands = [(text, split_command(text)) for text in args.commands]
+        for text in args.commands:
+            split_command(text)
     except ValueError as exc:
         parser.error(str(exc))
     print("ms, min / median / max over %d runs | launch to uciok | launch to readyok | CPU time" % args.runs)
-    for text, _ in commands:
+    for text in args.commands:
         times = measure(text, args.runs)
         print("%s | %s | %s | %s" % (text, summary(times["uciok"]), summary(times["readyok"]), summary(times["cpu"])))
         sys.stdout.flush()

@@ -155,9 +155,9 @@ def test_auto_puts_pypy_in_place_of_this_process(execs, tmp_path):
     assert path == pypy and argv == [pypy, interpreter.boot_file(), "bench", "3"]
     assert os.path.isfile(argv[1]) and argv[1].endswith(os.path.join("", "run_pruner.py"))
     assert passed[interpreter.HANDOVER] == "auto: " + pypy and passed["PYPY_GC_NURSERY"] == "4M"
-    packages, folders, fallback, failed = run_pruner_program.decode(passed[run_pruner_program.VARIABLE])
-    assert packages == interpreter.package_locations() and folders == interpreter.package_folders()
-    assert fallback == sys.executable and failed == "auto: %s could not run Pruner" % pypy
+    given = run_pruner_program.parameters(passed[interpreter.BOOT])
+    assert given["packages"] == interpreter.package_locations() and given["folders"] == interpreter.package_folders()
+    assert given["fallback"] == sys.executable and given["failed"] == "auto: %s could not run Pruner" % pypy
 
 
 @pytest.mark.skipif(not POSIX, reason="shell-script stand-ins")

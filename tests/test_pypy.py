@@ -30,8 +30,8 @@ def test_pypy_without_the_variable_runs_the_same_command_again_with_it(execs):
     [(path, argv)] = execs
     assert path == sys.executable and argv == [sys.executable, interpreter.boot_file(), "bench", "3"]
     # the packages by their folders (an editable install has no pruner/), no fallback
-    packages, _, fallback, _ = run_pruner.decode(os.environ.pop(run_pruner.VARIABLE))
-    assert packages == interpreter.package_locations() and fallback is None
+    given = run_pruner.parameters(os.environ.pop(interpreter.BOOT))
+    assert given["packages"] == interpreter.package_locations() and given["fallback"] is None
     assert os.environ["PYPY_GC_NURSERY"] == command_line.PYPY_NURSERY == "4M"
 
 
@@ -53,7 +53,7 @@ def test_a_failed_restart_runs_on_unchanged(execs, monkeypatch):
         raise OSError("exec refused")
     monkeypatch.setattr(command_line.os, "execv", refuse)
     command_line.restart_with_pypy_nursery()
-    assert "PYPY_GC_NURSERY" not in os.environ and run_pruner.VARIABLE not in os.environ
+    assert "PYPY_GC_NURSERY" not in os.environ and interpreter.BOOT not in os.environ
 
 
 @pytest.mark.skipif(platform.python_implementation() != "PyPy" or not os.path.exists("/proc/self/environ"),
