@@ -19,6 +19,7 @@ import chess
 import pytest
 
 from paths import ROOT
+from uci_process import uci_lines
 from pruner import __main__ as command_line
 from pruner import interpreter
 from pruner import run_pruner as run_pruner_program
@@ -339,13 +340,7 @@ def test_the_engine_on_pypy_is_found_by_the_name_pruner():
     process = subprocess.Popen([sys.executable, "-c", CONSOLE_SCRIPT, "uci"], cwd=ROOT, env=env, text=True,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        process.stdin.write("uci\n")
-        process.stdin.flush()
-        lines = []
-        while not lines or lines[-1] != "uciok":
-            line = process.stdout.readline()
-            assert line, "the engine ended before uciok: %r" % lines
-            lines.append(line.strip())
+        lines = uci_lines(process)
         assert INFO.search("\n".join(lines)).group(1) == "PyPy"  # the same process, now PyPy
         with open("/proc/%d/cmdline" % process.pid, "rb") as handle:
             argv = handle.read().decode().split("\0")[:-1]
@@ -354,11 +349,9 @@ def test_the_engine_on_pypy_is_found_by_the_name_pruner():
         assert comm == "pruner"
         assert argv == [REAL_PYPY, interpreter.boot_file(), "uci"] and "-c" not in argv
         assert os.path.basename(argv[1]) == "run_pruner.py" and len(" ".join(argv)) < 300
-        process.stdin.write("quit\n")
-        process.stdin.flush()
+        process.stdin.close()  # end of input ends the engine
         assert process.wait(timeout=30) == 0
     finally:
         if process.poll() is None:
             process.kill()
-            process.wait()
 

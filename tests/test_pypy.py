@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from uci_process import uci_lines
 
 from pruner import __main__ as command_line
 from pruner import interpreter, run_pruner
@@ -67,13 +68,7 @@ def test_the_engine_process_runs_with_the_nursery(given, expected):
     process = subprocess.Popen([sys.executable, "-m", "pruner"], cwd=ROOT, env=env, text=True,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        process.stdin.write("uci\n")
-        process.stdin.flush()
-        lines = []
-        while not lines or lines[-1] != "uciok":
-            line = process.stdout.readline()
-            assert line, "the engine ended before uciok: %r" % lines
-            lines.append(line.strip())
+        lines = uci_lines(process)
         assert lines[0].startswith("id name Pruner")
         with open("/proc/%d/environ" % process.pid, "rb") as handle:  # same process id after the exec
             variables = dict(item.split(b"=", 1) for item in handle.read().split(b"\0") if b"=" in item)
