@@ -6,7 +6,7 @@ programs never import each other; both import ``engine`` and the helpers here th
 share with the match lab in scripts/ (``cluster``: Dask; ``extras``: optional dependencies).
 
 Installed, this folder is the package ``pruner`` (docs/architecture.md, "One import name"):
-``pruner.uci``, ``pruner.analyse``, ``pruner.engine`` (engine/), ``pruner.lab`` (scripts/lab/).
+``pruner.uci``, ``pruner.analyse_app``, ``pruner.engine`` (engine/), ``pruner.lab`` (scripts/lab/).
 The analysis API is importable from here, ``from pruner import analyse, Analyser``, loaded on
 first use (PEP 562), so ``pruner`` answers ``uci`` without importing it (start-up, issue 54).
 """

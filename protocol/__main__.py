@@ -2,7 +2,7 @@
 
     pruner                 the UCI engine on stdin/stdout (also ``pruner uci``)
     pruner bench [depth]   fixed-depth bench: per-position nodes, then the totals
-    pruner analyse ...     depth-limited analysis of FENs, EPD and PGN files (protocol/analyse/)
+    pruner analyse ...     depth-limited analysis of FENs, EPD and PGN files (protocol/analyse_app/)
     pruner --interpreter auto|pypy|cpython|PATH ...   which Python runs it (protocol/interpreter.py)
 
 Each subcommand's module is imported only when it runs, so ``pruner`` answers ``uci`` without
@@ -67,7 +67,7 @@ SUBCOMMANDS: Dict[str, Subcommand] = {
     "uci": Subcommand("speak UCI on stdin/stdout (the default)", "pruner.uci.loop", _serve),
     "bench": Subcommand("search the bench positions to a fixed depth; print nodes and speed", "pruner.engine.bench",
                         _bench, _bench_parser),
-    "analyse": Subcommand("analyse positions or games (see `pruner analyse --help`)", "pruner.analyse.cli",
+    "analyse": Subcommand("analyse positions or games (see `pruner analyse --help`)", "pruner.analyse_app.cli",
                           _analyse, lambda module: module.build_parser()),  # type: ignore[attr-defined]
 }
 """Every subcommand of ``pruner``; without one, ``uci``. To add one: a row here and a module

@@ -84,7 +84,7 @@ def _package_digest(name: str, digest: "hashlib._Hash") -> None:
     module = importlib.import_module(name)
     folder = os.path.dirname(os.path.abspath(module.__file__ or ""))
     files = []
-    for top, dirs, names in os.walk(folder):  # subpackages too (pruner.uci, pruner.analyse...)
+    for top, dirs, names in os.walk(folder):  # subpackages too (pruner.uci, pruner.analyse_app...)
         dirs[:] = [d for d in dirs if d != "__pycache__" and not (top == folder and d in MAPPED.get(name, ()))]
         files.extend(os.path.relpath(os.path.join(top, n), folder) for n in names if n.endswith(".py"))
     for entry in sorted(f.replace(os.sep, "/") for f in files):

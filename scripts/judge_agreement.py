@@ -24,7 +24,7 @@ candidate against the reference:
   reference calls so), and the share of the reference's blunders the candidate calls a mistake
   or a blunder ("flagged");
 * **per player** (each side of each game): the accuracy the review shows (lichess's formula,
-  protocol/analyse/review/accuracy.py) minus the reference's, and the difference in the number
+  protocol/analyse_app/review/accuracy.py) minus the reference's, and the difference in the number
   of mistakes and blunders;
 * **time**: seconds per game, CPU and wall (from ``run``'s time files; else the sum of the
   records' ``time_ms``).
@@ -56,7 +56,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import chess
 
 from pruner.lab import matchlib
-from pruner.analyse.review.model import JUDGEMENTS, GameReview, PlyView
+from pruner.analyse_app.review.model import JUDGEMENTS, GameReview, PlyView
 from pruner.arguments import ArgumentParser
 
 CLASSES = ("none",) + JUDGEMENTS

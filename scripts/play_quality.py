@@ -38,7 +38,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import chess
 import chess.pgn
 
-from pruner.analyse.sources import decompressed, from_name
+from pruner.analyse_app.sources import decompressed, from_name
 from pruner.arguments import ArgumentParser
 
 from pruner.lab import matchlib

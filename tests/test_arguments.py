@@ -10,7 +10,7 @@ import pytest
 
 from paths import ROOT, SCRIPTS
 from pruner import __main__ as command_line
-from pruner.analyse import cli as analyse_cli
+from pruner.analyse_app import cli as analyse_cli
 from pruner.arguments import ArgumentParser, is_option, nearest, unknown_option_message
 
 

@@ -171,10 +171,10 @@ def graph() -> Graph:
 
 
 def test_the_graph_holds_the_engine_the_programs_and_the_lab(graph):
-    assert {"pruner.engine.search", "pruner.uci.loop", "pruner.analyse.review.model", "pruner.lab.matchlib.runner",
+    assert {"pruner.engine.search", "pruner.uci.loop", "pruner.analyse_app.review.model", "pruner.lab.matchlib.runner",
             "pruner.lab.tunelib.fit", "pruner.lab.nnuelib.train", "match", "tune"} <= set(graph)
     assert "pruner.engine.search" in graph["pruner.uci.engine_state"]
-    assert "pruner.analyse.cli" in graph["pruner.__main__"]  # named in the subcommand table
+    assert "pruner.analyse_app.cli" in graph["pruner.__main__"]  # named in the subcommand table
     assert "pruner.lab.tunelib.gradient" in graph["pruner.lab.tunelib.fit"] and "pruner.lab.matchlib.pgnread" in graph["pruner.lab.tunelib.extract"]
 
 
@@ -192,7 +192,7 @@ def test_protocol_imports_no_lab_module(graph):
 
 
 def test_the_uci_server_and_analyse_do_not_import_each_other(graph):
-    uci, analyse = _under("pruner.uci"), _under("pruner.analyse")
+    uci, analyse = _under("pruner.uci"), _under("pruner.analyse_app")
     assert _crossings(graph, uci, analyse) + _crossings(graph, analyse, uci) == []
 
 

@@ -1,4 +1,4 @@
-"""lichess's accuracy (``pruner.analyse.review.accuracy``): a worked example by hand, the
+"""lichess's accuracy (``pruner.analyse_app.review.accuracy``): a worked example by hand, the
 volatility windows, properties, and the review page's numbers from a real analysis."""
 
 import io
@@ -13,8 +13,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pruner.engine.analysis import Analyser
-from pruner.analyse.cli import main
-from pruner.analyse.review.accuracy import (game_accuracy, move_accuracies, move_accuracy, volatility_weights,
+from pruner.analyse_app.cli import main
+from pruner.analyse_app.review.accuracy import (game_accuracy, move_accuracies, move_accuracy, volatility_weights,
                                               win_percent, window_size)
 
 

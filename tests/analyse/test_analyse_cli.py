@@ -1,6 +1,6 @@
 """``pruner analyse``: inputs, output formats, PGN annotation, --jobs, bad input, Ctrl-C.
 
-Most tests call ``pruner.analyse.cli.main`` in-process with string streams (the worker
+Most tests call ``pruner.analyse_app.cli.main`` in-process with string streams (the worker
 pool forks from the test process); a few run the real command. Depths are 2-3.
 """
 
@@ -21,12 +21,12 @@ import chess.pgn
 import pytest
 
 from pruner.engine.analysis import analyse
-from pruner.analyse.annotate import judge, winning_chances
+from pruner.analyse_app.annotate import judge, winning_chances
 from pruner.engine.cpus import physical_memory_mb
-from pruner.analyse import cli
-from pruner.analyse.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
-from pruner.analyse.output import CSV_COLUMNS, Progress
-from pruner.analyse.tasks import LINE_KEYS, RECORD_KEYS
+from pruner.analyse_app import cli
+from pruner.analyse_app.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
+from pruner.analyse_app.output import CSV_COLUMNS, Progress
+from pruner.analyse_app.tasks import LINE_KEYS, RECORD_KEYS
 from paths import QUIRKY, QUIRKY_FILES, QUIRKY_SUMMARY
 from sample_games import OPERA_GAME, OPERA_PLIES, SCHOLAR
 

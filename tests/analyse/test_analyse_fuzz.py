@@ -37,9 +37,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pruner.engine import textlines
-from pruner.analyse.cli import main
-from pruner.analyse.output import CSV_COLUMNS
-from pruner.analyse.tasks import RECORD_KEYS
+from pruner.analyse_app.cli import main
+from pruner.analyse_app.output import CSV_COLUMNS
+from pruner.analyse_app.tasks import RECORD_KEYS
 
 from paths import DATA, EPD, QUIRKY
 

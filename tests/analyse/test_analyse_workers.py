@@ -9,10 +9,10 @@ import time
 import chess
 import pytest
 
-from pruner.analyse import pool
-from pruner.analyse.pool import ProcessRunner
-from pruner.analyse.inputs import PositionTask
-from pruner.analyse.tasks import Settings
+from pruner.analyse_app import pool
+from pruner.analyse_app.pool import ProcessRunner
+from pruner.analyse_app.inputs import PositionTask
+from pruner.analyse_app.tasks import Settings
 
 
 def tasks(n):

@@ -21,11 +21,11 @@ import chess
 import pytest
 
 from pruner import cluster as cluster_module  # Dask itself is imported when a cluster opens
-from pruner.analyse.cli import main
-from pruner.analyse.cluster_runner import EXIT_UNAVAILABLE, PACKAGES, ClusterRunner
-from pruner.analyse.inputs import PositionTask
-from pruner.analyse.stream import READ_AHEAD
-from pruner.analyse.tasks import Settings
+from pruner.analyse_app.cli import main
+from pruner.analyse_app.cluster_runner import EXIT_UNAVAILABLE, PACKAGES, ClusterRunner
+from pruner.analyse_app.inputs import PositionTask
+from pruner.analyse_app.stream import READ_AHEAD
+from pruner.analyse_app.tasks import Settings
 
 from paths import ROOT as REPO_ROOT
 

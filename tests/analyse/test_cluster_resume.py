@@ -13,9 +13,9 @@ import sys
 import pytest
 
 from pruner import cluster
-from pruner.analyse.cli import EXIT_USAGE, main
-from pruner.analyse.cluster_runner import EXIT_UNAVAILABLE, plan_chunks
-from pruner.analyse.inputs import read_inputs
+from pruner.analyse_app.cli import EXIT_USAGE, main
+from pruner.analyse_app.cluster_runner import EXIT_UNAVAILABLE, plan_chunks
+from pruner.analyse_app.inputs import read_inputs
 
 from sample_games import SCHOLAR
 

@@ -20,11 +20,11 @@ import chess
 import chess.pgn
 import pytest
 
-from pruner.analyse.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
-from pruner.analyse.cluster_runner import EXIT_UNAVAILABLE
-from pruner.analyse.inputs import read_inputs
-from pruner.analyse.tasks import Settings
-from pruner.analyse.uci_engine import EngineRunner
+from pruner.analyse_app.cli import EXIT_INTERRUPTED, EXIT_USAGE, main
+from pruner.analyse_app.cluster_runner import EXIT_UNAVAILABLE
+from pruner.analyse_app.inputs import read_inputs
+from pruner.analyse_app.tasks import Settings
+from pruner.analyse_app.uci_engine import EngineRunner
 
 from os_helpers import live_processes_with
 from paths import FAKE_ENGINE, ROOT

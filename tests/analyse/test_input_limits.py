@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from pruner.analyse.cli import main
+from pruner.analyse_app.cli import main
 
 from paths import ROOT
 from sample_games import SCHOLAR
@@ -95,7 +95,7 @@ def test_an_output_with_a_long_line_is_not_resumed(tmp_path):
 
 
 def test_the_read_ahead_waits_while_the_tasks_it_holds_are_large(monkeypatch):
-    from pruner.analyse import stream
+    from pruner.analyse_app import stream
 
     class Big:
         size = 10

@@ -16,10 +16,10 @@ import pruner.engine.pgn
 from pruner import engine
 from pruner.engine.pgn import PgnReader
 from pruner.engine.textlines import UniversalNewlines
-from pruner.analyse.cli import main
-from pruner.analyse.inputs import GameTask, Inputs
-from pruner.analyse.review.model import build_review
-from pruner.analyse.tasks import Settings, TaskResult, run_task
+from pruner.analyse_app.cli import main
+from pruner.analyse_app.inputs import GameTask, Inputs
+from pruner.analyse_app.review.model import build_review
+from pruner.analyse_app.tasks import Settings, TaskResult, run_task
 
 from long_games import long_game_pgn, many_comments_pgn
 from paths import ROOT
@@ -116,7 +116,7 @@ def test_a_long_games_page_is_written_in_pieces(tmp_path):
     """The page goes to its file a piece at a time (a diagram a piece), the same page as
     ``render_report`` makes whole: a long game's page (74 MB at 3,000 plies) is never held
     whole, nor twice while it is joined and encoded."""
-    from pruner.analyse.review.html import page_chunks, render_report
+    from pruner.analyse_app.review.html import page_chunks, render_report
     task = game_task(tmp_path, long_game_pgn(200))
     result = run_task(task, Settings(depth=1))
     review = build_review(1, task, result, "depth 1")

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from pruner import output_files
-from pruner.analyse.cli import main
+from pruner.analyse_app.cli import main
 from pruner.output_files import EXIT_BUSY, OutputBusy, lock_path, locked
 
 from paths import ROOT

@@ -12,7 +12,7 @@ import stat
 
 import pytest
 
-from pruner.analyse.cli import EXIT_USAGE, main
+from pruner.analyse_app.cli import EXIT_USAGE, main
 
 from os_helpers import NULL_DEVICE, SAME_FILE_NAMES, device_node, fifo_with_reader, same_file
 from sample_games import SCHOLAR

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from pruner.analyse.cli import EXIT_USAGE, main
+from pruner.analyse_app.cli import EXIT_USAGE, main
 
 from paths import FAKE_ENGINE
 from sample_games import OPERA_GAME

@@ -21,9 +21,9 @@ import chess.pgn
 import pytest
 
 from pruner.engine.openings import classify
-from pruner.analyse.cli import EXIT_USAGE, build_parser, main
-from pruner.analyse.review.html import format_score, numbered_line
-from pruner.analyse.review.model import chart_limit, chart_points, move_ticks
+from pruner.analyse_app.cli import EXIT_USAGE, build_parser, main
+from pruner.analyse_app.review.html import format_score, numbered_line
+from pruner.analyse_app.review.model import chart_limit, chart_points, move_ticks
 from pruner.extras import missing_matplotlib
 
 from png_helpers import png_summary

@@ -23,8 +23,8 @@ import chess.pgn
 import pytest
 
 from pruner.engine.openings import opening_at
-from pruner.analyse.cli import main
-from pruner.analyse.review.html import numbered_line
+from pruner.analyse_app.cli import main
+from pruner.analyse_app.review.html import numbered_line
 
 from png_helpers import png_summary
 from review_screenshots import DESKTOP, PHONE, emulated, find_browser, start_browser, wait_until_ready
@@ -557,7 +557,7 @@ def long_names(tmp_path_factory):
 
 def test_long_words_may_wrap_anywhere_in_the_page(long_names):
     """Without a browser: the name is shown, and the page's style lets any word in it wrap."""
-    from pruner.analyse.review.html import STYLE
+    from pruner.analyse_app.review.html import STYLE
     assert LONG_NAME in long_names["html"]
     style = re.sub(r"/\*.*?\*/", "", STYLE, flags=re.S)
     rules = dict((selector.strip(), body) for selector, body in re.findall(r"([^{}]+)\{([^}]*)\}", style))

@@ -10,9 +10,9 @@ import pytest
 
 from pruner.engine.analysis import DEFAULT_DEPTH
 from paths import ROOT
-from pruner.analyse.cli import main
-from pruner.analyse.review import collect, trust
-from pruner.analyse.tasks import Settings
+from pruner.analyse_app.cli import main
+from pruner.analyse_app.review import collect, trust
+from pruner.analyse_app.tasks import Settings
 
 GAME = """[Event "t"]
 [White "A"]

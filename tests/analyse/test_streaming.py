@@ -26,17 +26,17 @@ import chess.pgn
 import pytest
 
 from pruner.engine.pgn import PgnLines, PgnReader, decode
-from pruner.analyse.cli import EXIT_USAGE, main
-from pruner.analyse.filters import GameFilter, parse_condition
-from pruner.analyse.inputs import PositionTask
-from pruner.analyse.output import Progress
-from pruner.analyse.pool import ProcessRunner
-from pruner.analyse.resume import resume_output
-from pruner.analyse.review import collect
-from pruner.analyse.sources import from_name, missing_zstandard, parse_input_format
-from pruner.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, TaskFeed
-from pruner.analyse.tasks import Settings, TaskResult
-from pruner.analyse.uci_engine import EngineRunner
+from pruner.analyse_app.cli import EXIT_USAGE, main
+from pruner.analyse_app.filters import GameFilter, parse_condition
+from pruner.analyse_app.inputs import PositionTask
+from pruner.analyse_app.output import Progress
+from pruner.analyse_app.pool import ProcessRunner
+from pruner.analyse_app.resume import resume_output
+from pruner.analyse_app.review import collect
+from pruner.analyse_app.sources import from_name, missing_zstandard, parse_input_format
+from pruner.analyse_app.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, TaskFeed
+from pruner.analyse_app.tasks import Settings, TaskResult
+from pruner.analyse_app.uci_engine import EngineRunner
 
 from corpus import REAL_GAMES, corpus_games, headers_of, write_corpus
 from paths import FAKE_ENGINE, ROOT
@@ -487,7 +487,7 @@ def test_a_large_input_starts_at_once_with_the_memory_of_a_small_one(tmp_path):
 
 
 PEAK = """import resource, sys
-from pruner.analyse.cli import main
+from pruner.analyse_app.cli import main
 status = main(sys.argv[1:])
 print("peak", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
 sys.exit(status)

@@ -6,7 +6,7 @@ import chess
 import pytest
 
 import check_pvs
-from pruner.analyse.cli import main as analyse
+from pruner.analyse_app.cli import main as analyse
 
 pytestmark = pytest.mark.one_interpreter
 

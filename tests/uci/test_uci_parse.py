@@ -463,15 +463,15 @@ def test_random_lines_never_break_the_loop(lines):
 
 def test_analyse_is_dispatched_lazily_with_its_arguments(monkeypatch):
     seen = []
-    module = types.ModuleType("pruner.analyse.cli")
+    module = types.ModuleType("pruner.analyse_app.cli")
     module.main = lambda argv: seen.append(argv) or 3
-    monkeypatch.setitem(sys.modules, "pruner.analyse.cli", module)
+    monkeypatch.setitem(sys.modules, "pruner.analyse_app.cli", module)
     assert cli.main(["analyse", "--depth", "3", "game.pgn"]) == 3
     assert seen == [["--depth", "3", "game.pgn"]]
 
 
 def test_missing_analyse_module_exits_2(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "pruner.analyse.cli", None)  # import now fails as if absent
+    monkeypatch.setitem(sys.modules, "pruner.analyse_app.cli", None)  # import now fails as if absent
     assert cli.main(["analyse", "x.pgn"]) == 2
     assert "analyse" in capsys.readouterr().err
 

@@ -28,9 +28,9 @@ import chess.engine
 
 from pruner.engine.analysis import Analysis, Line, san_line
 from pruner.engine.position import unplayable
-from pruner.analyse.inputs import Task
-from pruner.analyse.stream import IN_FLIGHT_PER_JOB, STALL_SECONDS, in_order
-from pruner.analyse.tasks import Settings, TaskFailure, TaskResult, run_task
+from pruner.analyse_app.inputs import Task
+from pruner.analyse_app.stream import IN_FLIGHT_PER_JOB, STALL_SECONDS, in_order
+from pruner.analyse_app.tasks import Settings, TaskFailure, TaskResult, run_task
 
 INFO = chess.engine.INFO_ALL
 START_TIMEOUT = 30.0

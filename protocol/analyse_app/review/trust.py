@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from pruner.engine.analysis import DEFAULT_DEPTH
-from pruner.analyse.tasks import Settings
+from pruner.analyse_app.tasks import Settings
 
 REFERENCE = "Stockfish at depth 20"
 """What the figures compare with."""

@@ -20,8 +20,8 @@ import chess
 from pruner.engine.epd import FEN_FIELD_NAMES, PLACEMENT, EpdReader, Repeats, SkippedLine, clean_line, is_comment
 from pruner.engine.pgn import PgnLines, PgnReader, decode_line, read_game  # noqa: F401 (read_game: for tasks, resume, review)
 from pruner.engine.textlines import BoundedLines, Line, LongLine, UniversalNewlines
-from pruner.analyse.filters import GameFilter
-from pruner.analyse.sources import COMPRESSIONS, InputFormat, decompressed, from_name, read_errors
+from pruner.analyse_app.filters import GameFilter
+from pruner.analyse_app.sources import COMPRESSIONS, InputFormat, decompressed, from_name, read_errors
 
 FILE_SUFFIXES = (".pgn", ".epd", ".fen", ".txt") + tuple("." + suffix for suffix in COMPRESSIONS)
 """An argument ending like this is meant as a file, so a missing one is "no such file"."""

@@ -31,8 +31,8 @@ import chess
 import chess.pgn
 
 from pruner.engine.textlines import BoundedLines, LongLine
-from pruner.analyse.inputs import GameTask, PositionTask, Task, read_game
-from pruner.analyse.output import CSV_COLUMNS, CsvWriter, csv_writer, make_writer, unescape_cell
+from pruner.analyse_app.inputs import GameTask, PositionTask, Task, read_game
+from pruner.analyse_app.output import CSV_COLUMNS, CsvWriter, csv_writer, make_writer, unescape_cell
 from pruner.output_files import describe_error, write_file
 
 Key = Tuple[str, Optional[int]]

@@ -19,10 +19,10 @@ import chess.engine
 import chess.pgn
 
 from pruner.engine.openings import Opening, classify
-from pruner.analyse.annotate import CP_CAP, MATE_JUDGEMENTS, capped_cp
-from pruner.analyse.inputs import PositionTask, Task
-from pruner.analyse.review.accuracy import game_accuracy, win_percent
-from pruner.analyse.tasks import TaskResult
+from pruner.analyse_app.annotate import CP_CAP, MATE_JUDGEMENTS, capped_cp
+from pruner.analyse_app.inputs import PositionTask, Task
+from pruner.analyse_app.review.accuracy import game_accuracy, win_percent
+from pruner.analyse_app.tasks import TaskResult
 
 JUDGEMENTS = ("inaccuracy", "mistake", "blunder")
 """Judgement names, mildest first (as ``annotate.THRESHOLDS`` names them)."""

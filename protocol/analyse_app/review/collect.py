@@ -9,12 +9,12 @@ import io
 import os
 from typing import Callable, List, Optional, Tuple
 
-from pruner.analyse.inputs import Task
-from pruner.analyse.review.html import page_chunks
-from pruner.analyse.review.model import GameReview, Review, build_review
-from pruner.analyse.review.plot import FORMATS, MAX_PANELS, plot_games
-from pruner.analyse.review.trust import stockfish_command, trust_note, trust_summary
-from pruner.analyse.tasks import Settings, TaskResult
+from pruner.analyse_app.inputs import Task
+from pruner.analyse_app.review.html import page_chunks
+from pruner.analyse_app.review.model import GameReview, Review, build_review
+from pruner.analyse_app.review.plot import FORMATS, MAX_PANELS, plot_games
+from pruner.analyse_app.review.trust import stockfish_command, trust_note, trust_summary
+from pruner.analyse_app.tasks import Settings, TaskResult
 from pruner.extras import MATPLOTLIB_HINT, missing_matplotlib
 from pruner.output_files import OutputError, replaced, unwritable, write_file
 from pruner.stockfish import find_stockfish

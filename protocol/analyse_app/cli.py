@@ -37,18 +37,18 @@ from typing import IO, Callable, Deque, Iterable, Iterator, List, Optional
 
 from pruner.engine.analysis import DEFAULT_DEPTH
 from pruner.engine.cpus import physical_memory_mb, usable_cpus
-from pruner.analyse.annotate import VARIATIONS
-from pruner.analyse.filters import build_filter
-from pruner.analyse.inputs import GameTask, Inputs, Selection, Task, file_arguments
-from pruner.analyse import cluster_runner, uci_engine
-from pruner.analyse.review import collect as review_collect
-from pruner.analyse.output import FORMATS, Progress, make_writer
-from pruner.analyse.pool import ProcessRunner
-from pruner.analyse.resume import (ResumeError, RunSettings, check_settings, record_settings, resume_output,
+from pruner.analyse_app.annotate import VARIATIONS
+from pruner.analyse_app.filters import build_filter
+from pruner.analyse_app.inputs import GameTask, Inputs, Selection, Task, file_arguments
+from pruner.analyse_app import cluster_runner, uci_engine
+from pruner.analyse_app.review import collect as review_collect
+from pruner.analyse_app.output import FORMATS, Progress, make_writer
+from pruner.analyse_app.pool import ProcessRunner
+from pruner.analyse_app.resume import (ResumeError, RunSettings, check_settings, record_settings, resume_output,
                                      settings_path)
-from pruner.analyse.sources import ZSTD_HINT, InputFormat, missing_zstandard, parse_input_format
-from pruner.analyse.stream import STALL_SECONDS
-from pruner.analyse.tasks import Settings
+from pruner.analyse_app.sources import ZSTD_HINT, InputFormat, missing_zstandard, parse_input_format
+from pruner.analyse_app.stream import STALL_SECONDS
+from pruner.analyse_app.tasks import Settings
 from pruner.arguments import ArgumentParser
 from pruner.cluster import ClusterError
 from pruner.output_files import (EXIT_BUSY, Named, OutputBusy, OutputError, describe_error, locked,
@@ -456,11 +456,11 @@ def _runner(args: argparse.Namespace, settings: Settings, advance: Callable[[int
             report: Callable[[str], None]):
     """The runner the options ask for: Dask, another UCI engine, or worker processes here."""
     jobs = args.jobs or usable_cpus()
-    if args.cluster:  # Dask (protocol/analyse/cluster_runner.py)
+    if args.cluster:  # Dask (protocol/analyse_app/cluster_runner.py)
         return cluster_runner.ClusterRunner(args.cluster, settings, advance,
                                             (lambda message: None) if args.quiet else report,
                                             engine=args.engine_command, engine_options=args.engine_options)
-    if args.engine_command:  # another UCI engine, --jobs processes (protocol/analyse/uci_engine.py)
+    if args.engine_command:  # another UCI engine, --jobs processes (protocol/analyse_app/uci_engine.py)
         return uci_engine.EngineRunner(args.engine_command, args.engine_options, settings, jobs, advance,
                                        stall_seconds=args.stall_timeout)
     return ProcessRunner(settings, jobs, advance, stall_seconds=args.stall_timeout, say=report)

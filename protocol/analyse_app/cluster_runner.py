@@ -1,6 +1,6 @@
 """``pruner analyse --cluster ADDRESS``: the same tasks and records, run on a Dask cluster.
 
-The client reads the inputs into the usual tasks (``pruner.analyse.inputs``), as a stream
+The client reads the inputs into the usual tasks (``pruner.analyse_app.inputs``), as a stream
 read ahead within a bound (``stream.TaskFeed``), and submits them as Dask tasks: one per PGN
 game, or a chunk of consecutive FEN/EPD positions; a bounded number are submitted and not
 yet handed on, so the client's memory does not grow with the input. A worker
@@ -30,9 +30,9 @@ from dataclasses import dataclass, replace
 from typing import Callable, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from pruner.engine.analysis import Analyser
-from pruner.analyse.inputs import GameTask, Task
-from pruner.analyse.stream import READ_AHEAD, InOrder, TaskFeed
-from pruner.analyse.tasks import Settings, TaskResult, run_task
+from pruner.analyse_app.inputs import GameTask, Task
+from pruner.analyse_app.stream import READ_AHEAD, InOrder, TaskFeed
+from pruner.analyse_app.tasks import Settings, TaskResult, run_task
 from pruner.cluster import (Cluster, ClusterError, VersionMismatch, WorkerCache, error_text, is_killed_worker,
                               open_cluster, parse_address, release_on_workers, require_identity)
 
@@ -116,7 +116,7 @@ def _worker_analyser(engine: Optional[Tuple[str, ...]], options: Tuple[Tuple[str
     def make():
         if engine is None:
             return Analyser(hash_mb)
-        from pruner.analyse.uci_engine import UciAnalyser
+        from pruner.analyse_app.uci_engine import UciAnalyser
         return UciAnalyser(list(engine), hash_mb, options=options)
 
     return _ANALYSERS.get((engine, options, hash_mb), make,
@@ -126,7 +126,7 @@ def _worker_analyser(engine: Optional[Tuple[str, ...]], options: Tuple[Tuple[str
 def probe_engine(engine: Tuple[str, ...], options: Tuple[Tuple[str, str], ...], hash_mb: int) -> str:
     """The Dask task run once before a ``--engine`` run: start the engine on a worker, check
     the options, quit; the engine's name (``uci_engine.probe``)."""
-    from pruner.analyse.uci_engine import probe
+    from pruner.analyse_app.uci_engine import probe
     return probe(list(engine), hash_mb, options)
 
 

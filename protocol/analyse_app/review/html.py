@@ -8,7 +8,7 @@ engine's lines: ``interactive``), the evaluation chart (White's capped
 score per ply, an inline SVG drawn here, mistakes marked, clickable), and a ``chess.svg``
 board at each mistake or blunder with arrows for the move played (red) and the engine's move
 (green), which also serve readers without script. Several games get a table of contents.
-Everything shown comes from ``pruner.analyse.review.model``.
+Everything shown comes from ``pruner.analyse_app.review.model``.
 """
 
 import html
@@ -21,10 +21,10 @@ import chess.svg
 
 from pruner import engine
 from pruner.engine.openings import opening_at
-from pruner.analyse.review.model import (
+from pruner.analyse_app.review.model import (
     CP_CAP, DIAGRAM_JUDGEMENTS, JUDGEMENT_COLOURS, JUDGEMENTS, NAG_SYMBOLS, GameReview, PlyView,
     PositionReview, Review, chart_limit, move_ticks)
-from pruner.analyse.review import interactive
+from pruner.analyse_app.review import interactive
 
 CHART_WIDTH, CHART_HEIGHT = 760, 230
 CHART_MARGIN = (46, 12, 12, 26)

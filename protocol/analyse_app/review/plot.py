@@ -1,6 +1,6 @@
 """``pruner analyse --plot FILE.png``: the evaluation chart of each game drawn with matplotlib.
 
-The same chart as the HTML report's (``pruner.analyse.review.model`` gives both their points,
+The same chart as the HTML report's (``pruner.analyse_app.review.model`` gives both their points,
 range and marks): White's capped score per ply, one panel per game, judged moves marked.
 matplotlib is imported only here and only when a plot is drawn; the figure is rendered
 with the Agg canvas directly (no pyplot, no GUI backend, no global state).
@@ -8,7 +8,7 @@ with the Agg canvas directly (no pyplot, no GUI backend, no global state).
 
 from typing import BinaryIO, List
 
-from pruner.analyse.review.model import (
+from pruner.analyse_app.review.model import (
     CP_CAP, JUDGEMENT_COLOURS, JUDGEMENTS, GameReview, chart_limit, move_ticks)
 
 FORMATS = ("png", "svg", "pdf")

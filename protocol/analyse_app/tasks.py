@@ -23,8 +23,8 @@ import chess.pgn
 from pruner import engine
 from pruner.engine.analysis import Analyser, Analysis, Line
 from pruner.engine.openings import classify
-from pruner.analyse.annotate import annotate_move, export, judge, position_game
-from pruner.analyse.inputs import GameTask, PositionTask, Task, read_game
+from pruner.analyse_app.annotate import annotate_move, export, judge, position_game
+from pruner.analyse_app.inputs import GameTask, PositionTask, Task, read_game
 
 RECORD_KEYS = (
     "source", "id", "game", "ply", "move_number", "fen", "turn", "move_uci", "move_san",

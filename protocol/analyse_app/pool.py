@@ -19,9 +19,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from pruner.analyse.inputs import Task
-from pruner.analyse.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, STALL_SECONDS, TaskFeed, in_order
-from pruner.analyse.tasks import Settings, TaskResult, run_task
+from pruner.analyse_app.inputs import Task
+from pruner.analyse_app.stream import IN_FLIGHT_PER_JOB, READ_AHEAD, STALL_SECONDS, TaskFeed, in_order
+from pruner.analyse_app.tasks import Settings, TaskResult, run_task
 
 POLL_SECONDS = 0.1
 """How often the parent process looks whether the run is over while it waits for a result."""
@@ -94,7 +94,7 @@ def _worker_context():
         context = multiprocessing.get_context("forkserver")
     except ValueError:
         return multiprocessing.get_context()
-    context.set_forkserver_preload(["pruner.analyse.pool"])
+    context.set_forkserver_preload(["pruner.analyse_app.pool"])
     return context
 
 

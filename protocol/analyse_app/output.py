@@ -9,7 +9,7 @@ import json
 import time
 from typing import Any, Callable, Dict, IO, List, Optional
 
-from pruner.analyse.tasks import RECORD_KEYS, TaskResult
+from pruner.analyse_app.tasks import RECORD_KEYS, TaskResult
 
 FORMATS = ("jsonl", "csv", "pgn")
 
