@@ -118,19 +118,24 @@ def restart_with_pypy_nursery() -> None:
     """On PyPy on a POSIX system, when ``PYPY_GC_NURSERY`` is not set: set it to
     ``PYPY_NURSERY`` and replace this process by the same command run again (the process id,
     open files and standard streams stay; this checkout or installation first on the path).
-    PyPy reads the variable only when a process starts, so ``main`` calls this first thing.
+    PyPy reads the variable only when a process starts, so ``main`` calls this first thing
+    (``pruner`` on CPython sets it in the exec that starts PyPy: no second start there).
     Anywhere else, or when the variable is set (also to an empty string, which keeps PyPy's own
     choice), it returns; so does a failed ``execv``, and the program runs on as it is."""
     if platform.python_implementation() != "PyPy" or os.name != "posix" or "PYPY_GC_NURSERY" in os.environ:
         return
     # The same packages again, by their folders (an editable install has no pruner/ folder to
-    # put on the path), before the working directory's files.
-    code = interpreter.finder_code() + "from pruner.__main__ import main\nsys.exit(main())\n"
+    # put on the path), before the working directory's files: protocol/run_pruner.py.
+    try:
+        command = interpreter.boot_command(sys.executable, sys.argv[1:], os.environ, None)
+    except LookupError:
+        return
     os.environ["PYPY_GC_NURSERY"] = PYPY_NURSERY
     try:
-        os.execv(sys.executable, [sys.executable, "-c", code] + sys.argv[1:])
+        os.execv(sys.executable, command)
     except OSError:
         del os.environ["PYPY_GC_NURSERY"]
+        os.environ.pop(interpreter.BOOT, None)
 
 
 def _misplaced_option(argv: List[str]) -> str:

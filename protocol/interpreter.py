@@ -14,17 +14,21 @@ normal install, replaces itself by PyPy when a ``pypy3`` is installed:
   command that names its interpreter gets that one (the tests, ``scripts/match.py``, benches).
 
 How (``start``): a probe (``pypy3 -S -c ...``, standard input closed, so it cannot take what the
-GUI has already sent) checks that the command is PyPy 3.9 or newer; then ``os.execv`` puts PyPy
-in place of this process with a bootstrap (``bootstrap_code``): same process id, same standard
-streams (lines sent meanwhile wait in the pipe), signals reach PyPy directly; nothing relays.
-The bootstrap puts the folder holding this installation's python-chess on PyPy's path, after
-PyPy's standard library and before its own site-packages, and maps ``pruner``, ``pruner.engine``
-to this installation's folders with a finder first on ``sys.meta_path``: an
-editable install has no ``pruner/`` folder (pyproject's package-dir maps protocol/ and engine/), so a path entry alone would not find it; a normal install's finder points into
-site-packages/pruner/. So PyPy runs the very files CPython would have run (all pure Python), and
-a ``pruner.py`` in the working directory shadows nothing. If they do not import there,
-the bootstrap executes CPython again, and Pruner runs on CPython and says why (``describe``:
-``pruner --version``, an ``info string`` after ``uci``; and one line on stderr).
+GUI has already sent) checks that the command is PyPy 3.9 or newer (its answer is kept in the
+user's cache while PyPy's files are unchanged: protocol/probe_cache.py); then ``os.execve`` puts
+PyPy in place of this process, running protocol/run_pruner.py (``boot_command``): same process
+id, same standard streams (lines sent meanwhile wait in the pipe), signals reach PyPy directly;
+nothing relays; ``ps`` shows ``pypy3 .../pruner/run_pruner.py``, ``top`` ``pruner``. That program
+puts the folder holding this installation's python-chess on PyPy's path, after PyPy's standard
+library and before its own site-packages, and maps ``pruner``, ``pruner.engine`` to this
+installation's folders with a finder first on ``sys.meta_path``: an editable install has no
+``pruner/`` folder (pyproject's package-dir maps protocol/ and engine/), so a path entry alone
+would not find it; a normal install's finder points into site-packages/pruner/. So PyPy runs
+the very files CPython would have run (all pure Python), and a ``pruner.py`` in the working
+directory shadows nothing. If they do not import there, it executes CPython again on the same
+program, and Pruner runs on CPython and says why (``describe``: ``pruner --version``, an ``info
+string`` after ``uci``; and one line on stderr). ``PYPY_GC_NURSERY`` is set in the same exec
+(protocol/__main__.py says why), so PyPy starts once.
 
 Windows has no exec (``os.execv`` starts a new process and ends this one, and the GUI would see
 its engine exit), so there Pruner stays where it started: install it into a PyPy venv instead.
@@ -32,82 +36,36 @@ its engine exit), so there Pruner stays where it started: install it into a PyPy
 
 import os
 import platform
-import shutil
-import subprocess
 import sys
-from importlib.util import find_spec
 from typing import Dict, List, MutableMapping, NamedTuple, Optional, Tuple
+
 
 VARIABLE = "PRUNER_INTERPRETER"
 """The environment variable that chooses (``--interpreter`` on the command line wins)."""
-FLAG = "--interpreter"
-AUTO, PYPY, CPYTHON = "auto", "pypy", "cpython"
-CHOICES = (AUTO, PYPY, CPYTHON)
-PYPY_COMMAND = "pypy3"
-"""What ``auto`` looks for on the PATH (Debian, Ubuntu, Homebrew and conda name PyPy 3 so)."""
-MINIMUM = (3, 9)
-"""The oldest Python version Pruner's code runs on (pyproject's ``requires-python``)."""
-PROBE_SECONDS = 5.0
-"""A ``pypy3`` that has not printed its version by then is left alone."""
+BOOT = "PRUNER_BOOT"
+"""The parameters of protocol/run_pruner.py (``boot_command``), as a new process reads them."""
 HANDOVER = "PRUNER_INTERPRETER_HANDOVER"
 """Set across an exec: why the new process runs where it does, after ``FELL_BACK`` when PyPy
 handed back to CPython. The new process reads and removes it, so no engine that Pruner starts
 (``pruner analyse --engine pruner``) inherits it."""
 FELL_BACK = "!"
-"""Marks a ``HANDOVER`` from PyPy's bootstrap back to CPython (the new process warns on stderr)."""
+"""Marks a ``HANDOVER`` from protocol/run_pruner.py back to CPython (the new process warns on stderr)."""
+MINIMUM = (3, 9)
+"""The oldest Python version Pruner's code runs on (pyproject's ``requires-python``)."""
+FLAG = "--interpreter"
+AUTO, PYPY, CPYTHON = "auto", "pypy", "cpython"
+CHOICES = (AUTO, PYPY, CPYTHON)
+PYPY_COMMAND = "pypy3"
+"""What ``auto`` looks for on the PATH (Debian, Ubuntu, Homebrew and conda name PyPy 3 so)."""
+PROBE_SECONDS = 5.0
+"""A ``pypy3`` that has not printed its version by then is left alone."""
 NURSERY = "4M"
 """``PYPY_GC_NURSERY`` for a PyPy started from CPython (the reason: protocol/__main__.py)."""
 
-_PROBE = "import sys; v = sys.version_info; print(sys.implementation.name, v[0], v[1], v[2])"
-
-_FINDER = '''\
-import os, sys
-import importlib.util
-
-
-class _PrunerFinder(object):
-    def __init__(self, folders):
-        self.folders = folders
-
-    def find_spec(self, name, path=None, target=None):
-        folder = self.folders.get(name)
-        if folder is None:
-            return None
-        return importlib.util.spec_from_file_location(name, os.path.join(folder, "__init__.py"),
-                                                      submodule_search_locations=[folder])
-
-
-sys.meta_path.insert(0, _PrunerFinder(%(packages)r))
-'''
-"""The start of every program that runs Pruner in a new process: this installation's packages
-by their folders (``package_locations``), found before any path entry."""
-
-_BOOTSTRAP = '''\
-%(finder)s
-try:
-    if sys.version_info[:2] < %(minimum)r:
-        raise RuntimeError("Python %%d.%%d is older than %%d.%%d" %% (tuple(sys.version_info[:2]) + %(minimum)r))
-    if sys.path and sys.path[0] == "":
-        del sys.path[0]
-    index = len(sys.path)
-    for i, folder in enumerate(sys.path):
-        if os.path.basename(folder) in ("site-packages", "dist-packages"):
-            index = i
-            break
-    sys.path[index:index] = %(folders)r
-    import chess
-    from pruner.__main__ import main
-except Exception as exc:
-    os.environ[%(handover)r] = %(fell_back)r + %(failed)r + " (%%s: %%s)" %% (type(exc).__name__, exc)
-    sys.stderr.flush()
-    os.execv(%(cpython)r, [%(cpython)r, "-c", %(cpython_code)r] + sys.argv[1:])
-sys.exit(main())
-'''
-"""What PyPy runs (``-c``): plain syntax, so that even an old PyPy gets as far as the fallback."""
-
-_CPYTHON = "%s\nsys.path[0] = %r\nfrom pruner.__main__ import main\nsys.exit(main())"
-"""What CPython runs when PyPy could not: this installation's packages (the finder) and
-python-chess first (not the working directory's)."""
+_PROBE = ("import os, sys; v = sys.version_info; "
+          "print(sys.implementation.name, v[0], v[1], v[2]); print(os.path.dirname(os.__file__))")
+"""What the probe runs: the implementation and version, then the folder of its standard library
+(part of the cache key: ``probe_cache_key``)."""
 
 _reason = "started on %s" % platform.python_implementation()
 """Why this process runs on its interpreter: set once by ``start`` (a fact of the process, as
@@ -167,27 +125,49 @@ def requested(flag: Optional[str], environ: MutableMapping[str, str], default: R
     return default, ""
 
 
-def probe(executable: str) -> Tuple[Optional[str], str]:
-    """Is ``executable`` PyPy 3.9 or newer? Its version (``3.9.16``) and '', or None and why not."""
+def _probe(executable: str) -> Tuple[Optional[str], str, str]:
+    """``probe``'s answer and the folder of the executable's standard library ('' when not said)."""
+    import subprocess  # only when the cache has no answer: not on every start
     try:
         run = subprocess.run([executable, "-S", "-c", _PROBE], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, timeout=PROBE_SECONDS, universal_newlines=True)
     except subprocess.TimeoutExpired:
-        return None, "%s did not answer within %g s" % (executable, PROBE_SECONDS)
+        return None, "%s did not answer within %g s" % (executable, PROBE_SECONDS), ""
     except OSError as exc:
-        return None, "%s cannot be run (%s)" % (executable, exc.strerror or exc)
+        return None, "%s cannot be run (%s)" % (executable, exc.strerror or exc), ""
     if run.returncode != 0:
         said = (run.stderr.strip().splitlines() or [""])[-1]
-        return None, "%s exited with status %d%s" % (executable, run.returncode, ": " + said if said else "")
-    fields = run.stdout.split()
+        return None, "%s exited with status %d%s" % (executable, run.returncode, ": " + said if said else ""), ""
+    lines = run.stdout.splitlines() or [""]
+    fields = lines[0].split()
     if len(fields) != 4 or not all(field.isdigit() for field in fields[1:]):
-        return None, "%s printed %r, not a Python version" % (executable, run.stdout.strip()[:80])
+        return None, "%s printed %r, not a Python version" % (executable, run.stdout.strip()[:80]), ""
     version = ".".join(fields[1:])
     if fields[0] != "pypy":
-        return None, "%s is %s %s, not PyPy" % (executable, fields[0], version)
+        return None, "%s is %s %s, not PyPy" % (executable, fields[0], version), ""
     if (int(fields[1]), int(fields[2])) < MINIMUM:
-        return None, "%s is PyPy %s, older than %d.%d" % ((executable, version) + MINIMUM)
-    return version, ""
+        return None, "%s is PyPy %s, older than %d.%d" % ((executable, version) + MINIMUM), ""
+    return version, "", lines[1].strip() if len(lines) > 1 else ""
+
+
+def probe(executable: str) -> Tuple[Optional[str], str]:
+    """Is ``executable`` PyPy 3.9 or newer? Its version (``3.9.16``) and '', or None and why not."""
+    return _probe(executable)[:2]
+
+
+def cached_probe(executable: str, environ: MutableMapping[str, str]) -> Tuple[Optional[str], str]:
+    """``probe``, answered from the user's cache when this PyPy answered it before and its files
+    are unchanged (protocol/probe_cache.py); a new answer is kept there."""
+    # Imported here: this module is also imported as protocol.interpreter before ``pruner``
+    # is mapped to a checkout (protocol/__init__.py), where ``pruner`` may not be importable.
+    from pruner import probe_cache
+    version = probe_cache.lookup(executable, environ)
+    if version is not None:
+        return version, ""
+    version, problem, library = _probe(executable)
+    if version is not None and library:
+        probe_cache.store(executable, library, version, environ)
+    return version, problem
 
 
 PACKAGES = ("pruner", "pruner.engine")
@@ -199,6 +179,7 @@ def package_locations() -> Dict[str, str]:
     """This installation's packages -> their folders (``PACKAGES``): an editable install's
     are folders of the checkout, a normal install's nest in site-packages/pruner/."""
     locations: Dict[str, str] = {}
+    from importlib.util import find_spec
     for name in PACKAGES:
         module = sys.modules.get(name)  # imported already: no search (pruner.lab is not, usually)
         path = list(getattr(module, "__path__", None) or []) if module is not None else []
@@ -211,12 +192,6 @@ def package_locations() -> Dict[str, str]:
     return locations
 
 
-def finder_code(packages: Optional[Dict[str, str]] = None) -> str:
-    """Python source that maps the ``pruner`` packages to ``packages`` (default: this
-    installation's) in the process that runs it (``_FINDER``)."""
-    return _FINDER % {"packages": package_locations() if packages is None else dict(packages)}
-
-
 def checkout_packages(root: str) -> Dict[str, str]:
     """The engine's packages (``PACKAGES``) of the checkout at ``root``, by their folders
     (pyproject's package-dir: protocol/, engine/). The lab's package is left out, as in the
@@ -227,12 +202,15 @@ def checkout_packages(root: str) -> Dict[str, str]:
 def map_checkout(root: str) -> None:
     """From now on in this process, ``pruner`` is the checkout at ``root`` (``python -m
     protocol`` in a checkout's root: protocol/__init__.py), whatever is installed."""
-    exec(finder_code(checkout_packages(root)), {"__name__": "pruner_checkout_finder"})
+    import runpy  # the program, by its path (it imports pruner.__main__, which imports this module)
+    packages = checkout_packages(root)
+    runpy.run_path(boot_file(packages), run_name="pruner_checkout")["install_finder"](packages)
 
 
 def package_folders() -> List[str]:
     """The folder holding this installation's python-chess: what PyPy needs on its path (the
     ``pruner`` packages come by their own finder, ``package_locations``)."""
+    from importlib.util import find_spec
     folders: List[str] = []
     for name in ("chess",):
         spec = find_spec(name)
@@ -245,21 +223,29 @@ def package_folders() -> List[str]:
     return folders
 
 
-def bootstrap_code(folders: List[str], cpython: str, failed: str,
-                   packages: Optional[Dict[str, str]] = None) -> str:
-    """The ``-c`` program PyPy runs: ``folders`` on its path, the ``pruner`` packages mapped to
-    ``packages`` (default: this installation's), then ``pruner``'s main; if they do not import,
-    ``cpython`` again, told ``failed`` and the error."""
-    finder = finder_code(packages)
-    return _BOOTSTRAP % {"minimum": MINIMUM, "folders": list(folders), "handover": HANDOVER,
-                         "fell_back": FELL_BACK, "failed": failed, "finder": finder,
-                         "cpython": cpython, "cpython_code": _CPYTHON % (finder, folders[0])}
+def boot_file(packages: Optional[Dict[str, str]] = None) -> str:
+    """The program a new process runs Pruner with (protocol/run_pruner.py) in ``packages``'
+    ``pruner`` folder (default: this installation's)."""
+    return os.path.join((package_locations() if packages is None else packages)["pruner"], "run_pruner.py")
+
+
+def boot_command(executable: str, argv: List[str], environ: MutableMapping[str, str], fallback: Optional[str],
+                 failed: str = "", packages: Optional[Dict[str, str]] = None) -> List[str]:
+    """The command line that runs ``pruner ARGV`` on ``executable`` with this installation's
+    packages (or ``packages``) and python-chess, having put its parameters in ``environ``: if they
+    do not import there, ``fallback`` runs it instead, told ``failed`` and the error (None: none).
+    LookupError: a package cannot be found here."""
+    packages = package_locations() if packages is None else packages
+    environ[BOOT] = repr({"packages": dict(packages), "folders": package_folders(), "fallback": fallback,
+                          "failed": failed, "handover": HANDOVER, "fell_back": FELL_BACK, "minimum": MINIMUM})
+    return [executable, boot_file(packages)] + list(argv)
 
 
 def _find(request: Request, environ: MutableMapping[str, str]) -> Tuple[Optional[str], str]:
     """The PyPy to try and '', or None and why there is none."""
     if request.pypy is not None:
         return request.pypy, ""
+    import shutil
     found = shutil.which(PYPY_COMMAND, path=environ.get("PATH", os.defpath))
     return (found, "") if found else (None, "no %s on the PATH" % PYPY_COMMAND)
 
@@ -305,27 +291,25 @@ def start(flag: Optional[str], argv: List[str], moves: bool, default: Request = 
                 "pruner: %s: no switch to PyPy on Windows; running on %s" % (label, implementation) if explicit else "")
         return
     pypy, missing = _find(request, environ)
-    version, problem = probe(pypy) if pypy is not None else (None, missing)
+    version, problem = cached_probe(pypy, environ) if pypy is not None else (None, missing)
     if version is None:
         _settle("%s: %s" % (label, problem),
                 "pruner: %s: %s; running on %s" % (label, problem, implementation) if explicit or pypy else "")
         return
+    assert pypy is not None
+    saved = {name: environ.get(name) for name in (HANDOVER, "PYPY_GC_NURSERY", BOOT)}
     try:
-        folders = package_folders()
-        package_locations()  # a LookupError here, not inside bootstrap_code
+        command = boot_command(pypy, argv, environ, sys.executable, "%s: %s could not run Pruner" % (label, pypy))
     except LookupError as exc:
         _settle("%s: %s" % (label, exc), "pruner: %s: %s; running on %s" % (label, exc, implementation))
         return
-    assert pypy is not None
-    code = bootstrap_code(folders, sys.executable, "%s: %s could not run Pruner" % (label, pypy))
-    saved = {name: environ.get(name) for name in (HANDOVER, "PYPY_GC_NURSERY")}
     environ[HANDOVER] = "%s: %s" % (label, pypy)
     if "PYPY_GC_NURSERY" not in environ:
         environ["PYPY_GC_NURSERY"] = NURSERY
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        os.execve(pypy, [pypy, "-c", code] + list(argv), environ)
+        os.execve(pypy, command, environ)
     except OSError as exc:
         for name, value in saved.items():
             if value is None:

@@ -19,8 +19,10 @@ import chess
 import pytest
 
 from paths import ROOT
+from uci_process import uci_lines
 from pruner import __main__ as command_line
 from pruner import interpreter
+from pruner import run_pruner as run_pruner_program
 
 PYPY = platform.python_implementation() == "PyPy"
 POSIX = os.name == "posix"
@@ -32,20 +34,24 @@ needs_cpython = pytest.mark.skipif(PYPY or not POSIX, reason="the switch starts 
 
 
 @pytest.fixture(autouse=True)
-def keep_the_reason(monkeypatch):
-    """``start`` records why this process runs where it does; the tests' calls leave it as it was."""
+def keep_the_reason(monkeypatch, tmp_path_factory):
+    """``start`` records why this process runs where it does; the tests' calls leave it as it
+    was. The probe's cache (protocol/probe_cache.py) is a folder of the test's own."""
     monkeypatch.setattr(interpreter, "_reason", interpreter.reason())
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
 
 
 def fake_pypy(folder, version="3 9 16", name="pypy", block_chess=False, status=0):
-    """A ``pypy3`` that answers the probe as ``name version`` and runs the bootstrap on this
-    interpreter (with python-chess made unimportable if ``block_chess``)."""
+    """A ``pypy3`` that answers the probe as ``name version`` (no standard library folder: its
+    answer is not cached) and runs the program it is given on this interpreter (with
+    python-chess made unimportable if ``block_chess``)."""
     path = folder / "pypy3"
-    block = "import sys; sys.modules['chess'] = None\n" if block_chess else ""
+    block = "sys.modules['chess'] = None; " if block_chess else ""
     path.write_text('#!/bin/sh\n'
                     'if [ "$1" = "-S" ]; then echo "%s %s"; exit %d; fi\n'
-                    'shift; code="$1"; shift\n'
-                    'exec "%s" -c "%s$code" "$@"\n' % (name, version, status, sys.executable, block))
+                    'exec "%s" -c "import runpy, sys; %ssys.argv = sys.argv[1:]; '
+                    'runpy.run_path(sys.argv[0], run_name=\'__main__\')" "$@"\n'
+                    % (name, version, status, sys.executable, block))
     path.chmod(0o755)
     return str(path)
 
@@ -147,11 +153,12 @@ def test_auto_puts_pypy_in_place_of_this_process(execs, tmp_path):
     env = {"PATH": str(tmp_path)}
     interpreter.start(None, ["bench", "3"], True, environ=env)
     [(path, argv, passed)] = execs
-    assert path == pypy and argv[:2] == [pypy, "-c"] and argv[3:] == ["bench", "3"]
+    assert path == pypy and argv == [pypy, interpreter.boot_file(), "bench", "3"]
+    assert os.path.isfile(argv[1]) and argv[1].endswith(os.path.join("", "run_pruner.py"))
     assert passed[interpreter.HANDOVER] == "auto: " + pypy and passed["PYPY_GC_NURSERY"] == "4M"
-    for folder in interpreter.package_folders():
-        assert repr(folder) in argv[2]  # the bootstrap puts this installation on PyPy's path
-    compile(argv[2], "<bootstrap>", "exec")
+    given = run_pruner_program.parameters(passed[interpreter.BOOT])
+    assert given["packages"] == interpreter.package_locations() and given["folders"] == interpreter.package_folders()
+    assert given["fallback"] == sys.executable and given["failed"] == "auto: %s could not run Pruner" % pypy
 
 
 @pytest.mark.skipif(not POSIX, reason="shell-script stand-ins")
@@ -204,7 +211,7 @@ def test_a_failed_exec_runs_on_unchanged(execs, tmp_path, monkeypatch):
     pypy = fake_pypy(tmp_path)
     env = {"PATH": str(tmp_path)}
     interpreter.start(None, [], True, environ=env)
-    assert env == {"PATH": str(tmp_path)}  # the variables set for PyPy are taken back
+    assert env == {"PATH": str(tmp_path)}  # the variables set for PyPy are taken back (PRUNER_BOOT too)
     assert interpreter.reason() == "auto: %s cannot be run (Exec format error)" % pypy
 
 
@@ -228,11 +235,10 @@ def test_started_on_pypy_stays(monkeypatch, tmp_path):
 def test_the_bootstrap_runs_pruner_on_this_interpreter():
     """What PyPy runs after the exec, run here by the interpreter of the test (PyPy on the PyPy
     leg): this installation's folders on the path, then ``pruner --version``."""
-    code = interpreter.bootstrap_code(interpreter.package_folders(), sys.executable, "unused")
     env = dict(os.environ, **{interpreter.HANDOVER: "auto: here"})
     env.pop(interpreter.VARIABLE, None)
-    run = subprocess.run([sys.executable, "-c", code, "--version"], cwd="/", env=env, capture_output=True,
-                         text=True, timeout=60)
+    command = interpreter.boot_command(sys.executable, ["--version"], env, None)
+    run = subprocess.run(command, cwd="/", env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[0] == "Pruner %s (%s %s; auto: here)" % (
         command_line.engine.__version__, platform.python_implementation(), platform.python_version())
@@ -322,3 +328,30 @@ def test_pruner_bench_and_version_on_the_real_pypy():
                         version.stdout)
     analyse = run_pruner(env, "analyse", "--depth", "1", "startpos", stdin="")
     assert analyse.returncode == 0, analyse.stderr  # auto leaves analyse on CPython
+
+
+@needs_cpython
+@pytest.mark.skipif(REAL_PYPY is None or not os.path.exists("/proc/self/comm"),
+                    reason="needs pypy3 and Linux's /proc")
+def test_the_engine_on_pypy_is_found_by_the_name_pruner():
+    """``ps``/``top`` show the engine as ``pruner`` (issue 54, item 2): its command line names
+    the program protocol/run_pruner.py, not a ``-c`` program, and its name is ``pruner``."""
+    env = environment(os.path.dirname(REAL_PYPY))
+    process = subprocess.Popen([sys.executable, "-c", CONSOLE_SCRIPT, "uci"], cwd=ROOT, env=env, text=True,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        lines = uci_lines(process)
+        assert INFO.search("\n".join(lines)).group(1) == "PyPy"  # the same process, now PyPy
+        with open("/proc/%d/cmdline" % process.pid, "rb") as handle:
+            argv = handle.read().decode().split("\0")[:-1]
+        with open("/proc/%d/comm" % process.pid) as handle:
+            comm = handle.read().strip()
+        assert comm == "pruner"
+        assert argv == [REAL_PYPY, interpreter.boot_file(), "uci"] and "-c" not in argv
+        assert os.path.basename(argv[1]) == "run_pruner.py" and len(" ".join(argv)) < 300
+        process.stdin.close()  # end of input ends the engine
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+

@@ -90,12 +90,16 @@ def test_the_analysis_api_is_not_imported_at_start_up(venv, tmp_path):
 
 def test_the_pypy_bootstrap_runs_a_normal_install(venv, tmp_path):
     """The hand-over's bootstrap made by the installed copy runs it, beside a user's files."""
-    code = ("import sys; from pruner import interpreter; "
-            "print(interpreter.bootstrap_code(interpreter.package_folders(), sys.executable, 'x'))")
+    code = ("import os, sys; from pruner import interpreter; env = {}; "
+            "command = interpreter.boot_command(sys.executable, ['--version'], env, None); "
+            "print(command[1]); print(env[interpreter.BOOT])")
     made = subprocess.run([venv, "-c", code], cwd=str(tmp_path), capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr
-    run = subprocess.run([venv, "-c", made.stdout, "--version"], cwd=str(shadowed_dir(tmp_path)),
-                         capture_output=True, text=True, timeout=120, env=dict(os.environ, PRUNER_INTERPRETER="cpython"))
+    program, parameters = made.stdout.splitlines()
+    assert "site-packages" in program and os.path.basename(program) == "run_pruner.py"  # the installed copy
+    run = subprocess.run([venv, program, "--version"], cwd=str(shadowed_dir(tmp_path)), capture_output=True,
+                         text=True, timeout=120,
+                         env=dict(os.environ, PRUNER_INTERPRETER="cpython", PRUNER_BOOT=parameters))
     assert run.returncode == 0 and run.stdout.startswith("Pruner "), run.stdout + run.stderr
 
 

@@ -8,8 +8,10 @@ import subprocess
 import sys
 
 import pytest
+from uci_process import uci_lines
 
 from pruner import __main__ as command_line
+from pruner import interpreter, run_pruner
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,10 +29,10 @@ def execs(monkeypatch):
 def test_pypy_without_the_variable_runs_the_same_command_again_with_it(execs):
     command_line.restart_with_pypy_nursery()
     [(path, argv)] = execs
-    assert path == sys.executable and argv[0] == sys.executable and argv[1] == "-c"
-    assert "from pruner.__main__ import main" in argv[2] and argv[3:] == ["bench", "3"]
-    assert "_PrunerFinder" in argv[2]  # the packages by their folders: an editable install has no pruner/
-    compile(argv[2], "<restart>", "exec")
+    assert path == sys.executable and argv == [sys.executable, interpreter.boot_file(), "bench", "3"]
+    # the packages by their folders (an editable install has no pruner/), no fallback
+    given = run_pruner.parameters(os.environ.pop(interpreter.BOOT))
+    assert given["packages"] == interpreter.package_locations() and given["fallback"] is None
     assert os.environ["PYPY_GC_NURSERY"] == command_line.PYPY_NURSERY == "4M"
 
 
@@ -52,7 +54,7 @@ def test_a_failed_restart_runs_on_unchanged(execs, monkeypatch):
         raise OSError("exec refused")
     monkeypatch.setattr(command_line.os, "execv", refuse)
     command_line.restart_with_pypy_nursery()
-    assert "PYPY_GC_NURSERY" not in os.environ
+    assert "PYPY_GC_NURSERY" not in os.environ and interpreter.BOOT not in os.environ
 
 
 @pytest.mark.skipif(platform.python_implementation() != "PyPy" or not os.path.exists("/proc/self/environ"),
@@ -66,13 +68,7 @@ def test_the_engine_process_runs_with_the_nursery(given, expected):
     process = subprocess.Popen([sys.executable, "-m", "pruner"], cwd=ROOT, env=env, text=True,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        process.stdin.write("uci\n")
-        process.stdin.flush()
-        lines = []
-        while not lines or lines[-1] != "uciok":
-            line = process.stdout.readline()
-            assert line, "the engine ended before uciok: %r" % lines
-            lines.append(line.strip())
+        lines = uci_lines(process)
         assert lines[0].startswith("id name Pruner")
         with open("/proc/%d/environ" % process.pid, "rb") as handle:  # same process id after the exec
             variables = dict(item.split(b"=", 1) for item in handle.read().split(b"\0") if b"=" in item)

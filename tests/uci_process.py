@@ -92,3 +92,16 @@ def legal(fen_or_board, move_text: str) -> bool:
         return board.parse_uci(move_text) in board.legal_moves
     except ValueError:
         return False
+
+
+def uci_lines(process) -> list:
+    """Send ``uci`` to a ``subprocess.Popen`` engine (text pipes) and return its lines up to
+    ``uciok``, stripped (an AssertionError if it ends first)."""
+    process.stdin.write("uci\n")
+    process.stdin.flush()
+    lines = []
+    while not lines or lines[-1] != "uciok":
+        line = process.stdout.readline()
+        assert line, "the engine ended before uciok: %r" % lines
+        lines.append(line.strip())
+    return lines
