@@ -21,6 +21,7 @@ import chess
 from pruner.engine.cpus import usable_cpus
 from pruner.arguments import ArgumentParser
 from pruner.output_files import EXIT_BUSY, OutputBusy, locked, same_file_problem
+from pruner.signals import is_ignored
 
 from pruner.lab.matchlib.adjudication import AdjudicationRules
 from pruner.lab.matchlib.args import checked, game_pairs, positive_int, positive_ms, time_control
@@ -312,7 +313,7 @@ def _play(args: argparse.Namespace, parser: argparse.ArgumentParser, spec1: Engi
     # SIGINT ignored, so Ctrl-C's path was out of reach there. SIGHUP (the terminal closed) too,
     # unless ignored (`nohup`).
     previous = {number: signal.signal(number, _interrupt) for number in STOP_SIGNALS
-                if number == signal.SIGTERM or signal.getsignal(number) is not signal.SIG_IGN}
+                if number == signal.SIGTERM or not is_ignored(number)}
     try:
         result = match.run()
     finally:

@@ -23,6 +23,7 @@ from typing import List, Optional
 
 from pruner.engine.cpus import usable_cpus
 from pruner.arguments import ArgumentParser
+from pruner.signals import is_ignored
 
 MATCH_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "match.py")
 
@@ -41,7 +42,7 @@ def run_match(argv: List[str]) -> int:
 
     passed = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
     previous = {number: signal.signal(number, pass_on) for number in passed
-                if signal.getsignal(number) is not signal.SIG_IGN}
+                if not is_ignored(number)}
     try:
         return child.wait()
     finally:

@@ -37,6 +37,7 @@ from typing import IO, Callable, Deque, Iterable, Iterator, List, Optional
 
 from pruner.engine.analysis import DEFAULT_DEPTH
 from pruner.engine.cpus import physical_memory_mb, usable_cpus
+from pruner.signals import is_ignored
 from pruner.analyse_app.annotate import VARIATIONS
 from pruner.analyse_app.filters import build_filter
 from pruner.analyse_app.inputs import GameTask, Inputs, Selection, Task, file_arguments
@@ -555,7 +556,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
         yield  # handlers can only be installed from the main thread
         return
     previous = {number: signal.signal(number, _INTERRUPT.handler) for number in STOP_SIGNALS
-                if signal.getsignal(number) is signal.SIG_DFL}
+                if signal.getsignal(number) is signal.SIG_DFL and not is_ignored(number)}
     try:
         yield
     finally:

@@ -36,6 +36,7 @@ from pruner.uci.engine_state import EngineState
 from pruner.uci.options import OptionError, Options
 from pruner.uci.output import Writer, fd_writer
 from pruner.uci.searcher_owner import preload_search_modules
+from pruner.signals import is_ignored
 from pruner.uci.wire import (Command, UciError, parse_bench, parse_command, parse_go, parse_perft,
                                parse_position_line, parse_setoption, quote)
 
@@ -325,7 +326,7 @@ def serve(in_fd: int = 0, out_fd: int = 1, searcher_factory: Optional[Callable[[
     previous = {}
     if threading.current_thread() is threading.main_thread():  # handlers can only be set there
         previous = {number: signal.signal(number, _on_sigterm) for number in STOP_SIGNALS
-                    if number == signal.SIGTERM or signal.getsignal(number) is not signal.SIG_IGN}
+                    if number == signal.SIGTERM or not is_ignored(number)}
     status = 0
     try:
         while True:
