@@ -21,10 +21,11 @@ import tempfile
 from collections import Counter
 
 from pruner.engine import bench
+from pruner.engine.search import SearchParams
 from pruner.arguments import ArgumentParser
 
 
-def vmprof_profile(depth: int, top: int) -> int:
+def vmprof_profile(depth: int, top: int, params: SearchParams) -> int:
     """Run the bench under vmprof and print the top functions by self samples."""
     try:
         import vmprof  # type: ignore[import-not-found]
@@ -35,7 +36,7 @@ def vmprof_profile(depth: int, top: int) -> int:
     handle, path = tempfile.mkstemp(suffix=".vmprof")
     try:
         vmprof.enable(handle, period=0.001)
-        result = bench.run(depth)
+        result = bench.run(depth, params=params)
         vmprof.disable()
         os.close(handle)
         handle = -1
@@ -82,11 +83,18 @@ def main(argv=None) -> int:
     parser.add_argument("--top", type=int, default=25, help="how many functions to list")
     parser.add_argument("--sort", default="tottime", choices=("tottime", "cumtime", "ncalls"))
     parser.add_argument("--vmprof", action="store_true", help="sample with vmprof (PyPy) instead of cProfile")
+    parser.add_argument("--params", default="", metavar="NAME=VALUE,...",
+                        help="search parameters as PRUNER_PARAMS takes them, e.g. evalfile=classical "
+                             "(the bench itself always runs the engine's own)")
     args = parser.parse_args(argv)
+    try:
+        params = SearchParams.parse(args.params)
+    except ValueError as exc:
+        parser.error("--params: %s" % exc)
     if args.vmprof:
-        return vmprof_profile(args.depth, args.top)
+        return vmprof_profile(args.depth, args.top, params)
     profiler = cProfile.Profile()
-    result = profiler.runcall(bench.run, args.depth)
+    result = profiler.runcall(bench.run, args.depth, params=params)
     print(f"Nodes searched: {result.nodes} (under the profiler: {result.nps} nodes/second)")
     pstats.Stats(profiler).strip_dirs().sort_stats(args.sort).print_stats(args.top)
     return 0

@@ -13,6 +13,16 @@ def test_cprofile_mode_prints_the_bench_signature_and_the_top_functions(capsys):
     assert out.startswith("Nodes searched: ") and "_negamax" in out and "ncalls" in out
 
 
+def test_params_choose_the_evaluation_the_bench_is_profiled_with(capsys):
+    """``--params evalfile=classical`` profiles the classical evaluation: another node count
+    than the net's (the bench alone always runs the engine's own evaluation)."""
+    counts = []
+    for extra in ([], ["--params", "evalfile=classical"]):
+        assert profile_bench.main(["--depth", "3", "--top", "5"] + extra) == 0
+        counts.append(capsys.readouterr().out.split()[2])
+    assert counts[0] != counts[1]
+
+
 def test_vmprof_names_are_shortened():
     assert profile_bench.short_name("py:_negamax:585:/somewhere/engine/search.py") == "_negamax (search.py:585)"
     assert profile_bench.short_name("n:native_symbol:0:-") == "n:native_symbol:0:-"
