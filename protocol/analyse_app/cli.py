@@ -88,24 +88,21 @@ class _Parser(ArgumentParser):
         raise UsageError(message)
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be at least 0, got %d" % value)
-    return value
+def _whole_number(minimum: int) -> Callable[[str], int]:
+    """An argument type: a whole number of at least ``minimum``, else a message that says so."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a whole number" % text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError("must be at least %d, got %d" % (minimum, value))
+        return value
+    return parse
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("%r is not a whole number" % text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1, got %d" % value)
-    return value
+_count = _whole_number(0)
+_positive = _whole_number(1)
 
 
 def _seconds(text: str) -> Optional[float]:
