@@ -20,6 +20,17 @@ LAST_MOVE_HARD_SHARE = (3, 4)
 """With ``movestogo 1`` the hard limit stays within this share of the clock (after the move
 overhead). The rest covers the abort (up to ``CHECK_INTERVAL`` nodes), the ``bestmove`` reply
 and a busy machine: 10-90 ms past the hard limit were measured on a loaded 2-core machine."""
+CLOCK_RESERVE_MS = 100
+"""What a game clock keeps besides the overhead: no move plans to spend it. Without it the
+allocation below made the clock converge to zero at 1+0.01 (its share of the clock shrinks
+with the clock, and the increment only pays the overhead), so a clock of 10-50 ms met a move
+that took 20-80 ms (an iteration finishing past the soft limit, a JIT compile or a GC pause on
+PyPy) and the game was lost on time (issue 54). With the reserve a clock below it gets moves
+of the minimum budget, which cost a few ms (3 ms median on PyPy, 2 ms on CPython, against a
+10 ms increment), so the clock climbs back above it. The increment beyond the overhead counts
+against it (at 10+0.1, 90 ms of it, the reserve is 10 ms; from 0.11 s up, none): a clock that
+gets more back each move than the share it spends settles well above zero by itself. Not kept
+on the last move before the time control (``movestogo 1``): the clock is refilled after it."""
 HARD_SHARE = (2, 5)
 """Otherwise the hard limit stays within this share of the clock (after the move overhead)."""
 FORCED_MOVE_MS = 500
@@ -47,11 +58,13 @@ def _allocate(limits: Limits, white_to_move: bool, overhead_ms: int) -> Tuple[Op
     time_left = (limits.wtime if white_to_move else limits.btime) or 0
     inc = (limits.winc if white_to_move else limits.binc) or 0
     time_left, inc = max(0, time_left), max(0, inc)
-    available = max(0, time_left - overhead_ms)
     # Every move costs the overhead on the GUI's clock, so only the increment beyond it can be
-    # spent thinking: at 1+0.01 with 10 ms of overhead the engine lives off its clock, which
-    # then settles where the share of it spent per move plus the overhead equals the increment.
+    # spent thinking: at 1+0.01 with 10 ms of overhead the engine lives off its clock, and the
+    # reserve keeps it from converging to zero.
     inc -= overhead_ms
+    last_move = limits.movestogo == 1
+    reserve = 0 if last_move else max(0, CLOCK_RESERVE_MS - max(0, inc))
+    available = max(0, time_left - overhead_ms - reserve)
     moves_to_go = DEFAULT_MOVES_TO_GO
     if limits.movestogo is not None and limits.movestogo > 0:
         moves_to_go = min(limits.movestogo, DEFAULT_MOVES_TO_GO)
@@ -69,7 +82,7 @@ def _allocate(limits: Limits, white_to_move: bool, overhead_ms: int) -> Tuple[Op
     # unstable. The soft limit only stops deepening; the hard limit aborts an iteration, so it
     # keeps at least the even share of the clock, where depth 1 fits, even when the soft limit
     # is down to the minimum.
-    share = LAST_MOVE_HARD_SHARE if moves_to_go == 1 else HARD_SHARE
+    share = LAST_MOVE_HARD_SHARE if last_move else HARD_SHARE
     hard_cap = available * share[0] // share[1]
     hard = min(max(soft * 5, available // moves_to_go), hard_cap)
     soft = min(soft, hard)

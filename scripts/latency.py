@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Protocol latencies of a UCI engine: process start to ``uciok`` and to the first ``readyok``,
-and ``stop`` to ``bestmove``.
+``stop`` to ``bestmove``, and a short clock's ``go`` to ``bestmove``.
 
     python scripts/latency.py                        # Pruner from this checkout (python -m pruner)
     python scripts/latency.py --engine "pypy3 -m pruner" --runs 20
@@ -10,7 +10,9 @@ Start-up: a fresh process per run, timed from just before it is started to the `
 line, and to the ``readyok`` of an ``isready`` sent at ``uciok`` (what a GUI waits for before
 its first ``go``; Pruner loads its search modules then). Stop: in one process, ``go
 infinite`` on the start position, ``stop`` after the first ``info depth`` line, timed from
-writing ``stop`` to reading ``bestmove``. Prints the median and the worst of each. Run it on
+writing ``stop`` to reading ``bestmove``. Go (``--go "wtime 50 btime 50"``): in a fresh process
+per run (a cold JIT on PyPy, the worst case), ``go`` with that clock after ``isready``, timed
+from writing ``go`` to reading ``bestmove``. Prints the median and the worst of each. Run it on
 an idle machine.
 """
 
@@ -88,14 +90,40 @@ def stop_latencies_ms(command: List[str], runs: int) -> List[float]:
         process.wait(30)
 
 
+def go_latency_ms(command: List[str], go: str) -> float:
+    """Milliseconds from writing ``go GO`` to reading ``bestmove`` in a fresh process (start
+    position, after ``isready``)."""
+    process = start(command)
+    try:
+        send(process, "uci")
+        read_until(process, "uciok")
+        send(process, "isready")
+        read_until(process, "readyok")
+        send(process, "position startpos")
+        began = time.perf_counter()
+        send(process, "go " + go)
+        read_until(process, "bestmove")
+        return (time.perf_counter() - began) * 1000
+    finally:
+        send(process, "quit")
+        process.wait(30)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Run ``latency.py``: measure and print the medians and the worst times."""
     parser = ArgumentParser(prog="latency.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", default="%s -m pruner" % shlex.quote(sys.executable), metavar="CMD",
                         help="engine command, run in the repository root (default: this Python -m pruner)")
     parser.add_argument("--runs", type=int, default=10, metavar="N", help="runs of each measurement (default: 10)")
+    parser.add_argument("--go", metavar="ARGS",
+                        help='time only "go ARGS" to bestmove in a fresh process per run (say "wtime 50 btime 50")')
     args = parser.parse_args(argv)
     command = shlex.split(args.engine)
+    if args.go:
+        times = [go_latency_ms(command, args.go) for _ in range(args.runs)]
+        print("go %s to bestmove: median %.1f ms, worst %.1f ms over %d runs"
+              % (args.go, statistics.median(times), max(times), len(times)))
+        return 0
     starts = [startup_ms(command) for _ in range(args.runs)]
     stops = stop_latencies_ms(command, args.runs)
     for index, line in enumerate(("uciok", "readyok")):

@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pruner.engine.timeman import FORCED_MOVE_MS, MIN_TIME_MS, allocate, forced_move
+from pruner.engine.timeman import CLOCK_RESERVE_MS, FORCED_MOVE_MS, MIN_TIME_MS, allocate, forced_move
 from pruner.engine.types import Limits
 
 
@@ -57,7 +57,9 @@ def test_nearly_empty_negative_and_missing_clocks_plan_the_minimum():
     # 40 ms of sudden death: the 29 moves after this one will cost 290 ms of overhead, more than
     # the clock holds, so the minimum (the hard limit is the even share, 1 ms).
     assert allocate(Limits(wtime=50, btime=50), True, overhead_ms=10) == (MIN_TIME_MS, MIN_TIME_MS)
-    assert allocate(Limits(wtime=1000, btime=1000), True, overhead_ms=10) == (23, 115)  # (990 - 290) / 30
+    assert allocate(Limits(wtime=1000, btime=1000), True, overhead_ms=10) == (20, 100)  # (890 - 290) / 30
+    # Below the reserve a clock gets the minimum, so that it climbs back with the increment.
+    assert allocate(Limits(wtime=105, btime=105, winc=10, binc=10), True, overhead_ms=10) == (MIN_TIME_MS, MIN_TIME_MS)
     for limits in (Limits(wtime=15, btime=15, winc=0, binc=0), Limits(wtime=-100, btime=-100),
                    Limits(wtime=0, btime=0), Limits(btime=50), Limits(wtime=-10 ** 20, winc=-5)):
         assert allocate(limits, True, overhead_ms=10) == (MIN_TIME_MS, MIN_TIME_MS), limits
@@ -104,7 +106,17 @@ def test_fast_increment_games_do_not_drain_the_clock():
     for latency in (0, 3, 6):
         assert lowest_clock(1000, 10, latency) > 0, latency
         assert lowest_clock(10000, 100, latency) > 500, latency
-    assert lowest_clock(1000, 10, latency_ms=6) >= 50  # settles with a reserve, not at the edge
+    # It settles above the reserve, not at the edge: at 1+0.01 the clock used to converge to
+    # zero, so one slow move (a JIT compile, a GC pause) lost the game (issue 54).
+    assert lowest_clock(1000, 10, latency_ms=6) >= CLOCK_RESERVE_MS
+    for latency in (3, 6):
+        assert lowest_clock(1000, 10, latency, moves=2000) >= CLOCK_RESERVE_MS, latency
+
+
+def test_the_reserve_is_not_kept_on_the_last_move_before_the_time_control():
+    # The clock is refilled after it, so the move may use its share (3/4) of all but the overhead.
+    assert allocate(Limits(wtime=200, btime=200, movestogo=1), True, overhead_ms=10) == (142, 142)
+    assert allocate(Limits(wtime=200, btime=200, movestogo=2), True, overhead_ms=10)[1] <= (200 - 10 - CLOCK_RESERVE_MS)
 
 
 def test_an_increment_below_the_overhead_is_planned_for():
@@ -114,7 +126,8 @@ def test_an_increment_below_the_overhead_is_planned_for():
     # of latency; 498 ms now).
     assert lowest_clock(1000, 10, latency_ms=20, overhead_ms=30, moves=30) > 400
     # An increment that covers the overhead plans as before: the share plus 3/4 of the rest.
-    assert allocate(Limits(wtime=10000, winc=100), True, overhead_ms=10) == (9990 // 30 + 67, 5 * (9990 // 30 + 67))
+    # (The reserve is what the 90 ms of increment beyond the overhead leave of it: 10 ms.)
+    assert allocate(Limits(wtime=10000, winc=100), True, overhead_ms=10) == (9980 // 30 + 67, 5 * (9980 // 30 + 67))
 
 
 def test_a_forced_move_gets_a_fifth_of_the_soft_limit_and_at_most_half_a_second():
