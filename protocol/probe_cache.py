@@ -21,16 +21,22 @@ Stamp = Tuple[int, int, int, int]
 """What identifies a file's version: size, mtime and ctime (ns), inode."""
 
 
-def cache_path(environ: MutableMapping[str, str]) -> Optional[str]:
-    """The cache file's path: under ``$XDG_CACHE_HOME`` (when absolute, as the XDG spec asks),
-    else ``$HOME/.cache``; None without either."""
+def user_cache(environ: MutableMapping[str, str]) -> Optional[str]:
+    """The user's cache folder: ``$XDG_CACHE_HOME`` (when absolute, as the XDG spec asks), else
+    ``$HOME/.cache``; None without either. Pruner keeps its files in its ``pruner`` folder."""
     base = environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):
         home = environ.get("HOME", "")
         if not os.path.isabs(home):
             return None
         base = os.path.join(home, ".cache")
-    return os.path.join(base, FILE)
+    return base
+
+
+def cache_path(environ: MutableMapping[str, str]) -> Optional[str]:
+    """The cache file's path, under the user's cache folder; None without one."""
+    base = user_cache(environ)
+    return None if base is None else os.path.join(base, FILE)
 
 
 def stamp(path: str) -> Optional[Stamp]:

@@ -355,3 +355,49 @@ def test_the_engine_on_pypy_is_found_by_the_name_pruner():
         if process.poll() is None:
             process.kill()
 
+
+
+# -- PyPy's bytecode, kept in the user's cache folder (issue 54, item 1) ------------------------
+
+def test_the_bytecode_cache_is_the_users_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    environ = {"XDG_CACHE_HOME": str(tmp_path)}
+    folder = run_pruner_program.use_bytecode_cache(environ)
+    assert folder == str(tmp_path / "pruner" / "pycache") and os.path.isdir(folder)
+    assert sys.pycache_prefix == folder and not sys.dont_write_bytecode  # written there, never beside the sources
+    assert environ["PYTHONPYCACHEPREFIX"] == folder  # the helper processes of Threads read it too
+
+
+def test_a_prefix_of_the_users_own_or_no_cache_folder_leaves_bytecode_as_it_was(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    theirs = {"PYTHONPYCACHEPREFIX": str(tmp_path / "mine"), "XDG_CACHE_HOME": str(tmp_path)}
+    assert run_pruner_program.use_bytecode_cache(theirs) is None
+    assert run_pruner_program.use_bytecode_cache({"HOME": "relative"}) is None
+    (tmp_path / "file").write_text("")  # a cache folder that cannot be made
+    assert run_pruner_program.use_bytecode_cache({"XDG_CACHE_HOME": str(tmp_path / "file")}) is None
+    assert sys.pycache_prefix is None and sys.dont_write_bytecode
+    assert not (tmp_path / "pruner").exists()
+
+
+@needs_cpython
+def test_the_switched_engine_keeps_its_bytecode_in_the_cache_even_with_dontwritebytecode(tmp_path):
+    """With ``PYTHONDONTWRITEBYTECODE`` set PyPy compiled python-chess and Pruner from source at
+    every start (830 ms to readyok against 320 ms): the switched process keeps it in the cache."""
+    fake_pypy(tmp_path)  # runs run_pruner.py on this interpreter, as the real switch does on PyPy
+    cache = tmp_path / "cache"
+    env = environment(tmp_path, XDG_CACHE_HOME=str(cache), PYTHONDONTWRITEBYTECODE="1")
+    run = run_pruner(env)
+    assert run.returncode == 0 and "readyok" in run.stdout, run.stderr
+    prefix = cache / "pruner" / "pycache"
+    tag = sys.implementation.cache_tag
+    source = os.path.join(os.path.dirname(chess.__file__), "__init__.py")
+    compiled = [os.path.join(str(prefix) + os.path.dirname(path), "%s.%s.pyc" % (os.path.basename(path)[:-3], tag))
+                for path in (os.path.realpath(source), os.path.join(ROOT, "engine", "evaluate.py"))]
+    for path in compiled:
+        assert os.path.isfile(path), (path, sorted(str(p) for p in prefix.rglob("*.pyc"))[:20])
+    before = [os.stat(path).st_mtime_ns for path in compiled]
+    again = run_pruner(env)
+    assert again.returncode == 0 and "readyok" in again.stdout, again.stderr
+    assert [os.stat(path).st_mtime_ns for path in compiled] == before  # read, not compiled again
