@@ -174,8 +174,9 @@ class EngineState:
         multipv = self.options["MultiPV"]
         strength = self.book_and_strength.strength(limits)
         searched = strength.limits_for(limits) if strength is not None else limits
-        self.debug_line("go %s multipv %d from %s; options %s"
-                        % (searched, multipv, board.fen(), self.options.summary()))
+        if self.debug:  # formatted only when shown: the FEN alone was a tenth of a short go on PyPy
+            self.debug_line("go %s multipv %d from %s; options %s"
+                            % (searched, multipv, board.fen(), self.options.summary()))
         search = Search(board, searched, multipv, strength, wdl=self.options["UCI_ShowWDL"], rng=self.rng)
         if strength is not None:
             multipv = max(multipv, strength.multipv)
