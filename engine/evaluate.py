@@ -71,12 +71,16 @@ class Evaluator:
     sums with that evaluator's tables, so two searchers with different evaluations share nothing
     but constants. ``DEFAULT`` is the engine's own (engine/weights.py and the shipped net)."""
 
-    def __init__(self, module=weights, net: "Optional[nnue.Net]" = None, candidates=None) -> None:
+    def __init__(self, module=weights, net: "Optional[nnue.Net]" = None, candidates=None,
+                 evalfile: str = "") -> None:
         # Everything is read (and may raise) here: a module that lacks a number makes no evaluator.
         self.weights = module
         """The weights module the numbers come from."""
         self.net = net
         """The net (None: the classical evaluation alone)."""
+        self.evalfile = evalfile
+        """The name the net was asked for by (``SearchParams.evalfile``, the ``EvalFile`` option):
+        "" the shipped one, ``classical`` none, else a path; ``describe`` says why there is no net."""
         self.tempo = module.TEMPO
         """Bonus for the side to move."""
         self.mg_value, self.eg_value = module.MG_VALUE, module.EG_VALUE
@@ -309,11 +313,12 @@ class Evaluator:
 
     def describe(self) -> str:
         """Which evaluation this is, in one line (``uci``, ``eval``, ``pruner --version``): its
-        net, or the classical evaluation and why (the shipped net's file and what is wrong with it)."""
+        net, or the classical evaluation and why (the shipped net's file and what is wrong with it,
+        or none asked for: ``evalfile`` ``classical``)."""
         if self.net is not None:
             return "NNUE evaluation using " + describe_net(self.net)
         problem = nnue.shipped_net()[1]
-        if problem is not None:
+        if problem is not None and self.evalfile != "classical":
             return "classical evaluation, because the shipped net cannot be used: " + problem
         return "classical evaluation (no net asked for)"
 

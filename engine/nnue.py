@@ -288,3 +288,21 @@ def net_named(name: str) -> Optional[Net]:
     if net is None:
         net = _nets_by_name[name] = load(name)
     return net
+
+
+def read_named(name: str, data: Optional[bytes] = None) -> Optional[Net]:
+    """The net ``name`` stands for, read now, and from now on what ``net_named(name)`` gives: a
+    path's file is read again (the ``EvalFile`` option: a net trained again under the same name
+    is the new one), or the net is made from ``data``, a file's bytes (a Lazy SMP helper gets
+    the main process's net so, the same even if the file changed since). "" and ``classical``
+    as ``net_named``. ``NetError`` names the file and the reason; the net kept under the name
+    before stays."""
+    if name in ("", "classical"):
+        return net_named(name)
+    if data is None:
+        net = load(name)
+    else:
+        net = from_bytes(data, name=name)
+        net.name = os.path.basename(name)  # as ``load`` names it
+    _nets_by_name[name] = net
+    return net

@@ -16,7 +16,7 @@ import math
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Dict, List, Optional, Tuple
 
 import chess
@@ -156,7 +156,7 @@ def _weights_module(name: str):
 
 def make_evaluator(params: SearchParams) -> Evaluator:
     """The evaluation ``params`` name: its ``weights`` module and its ``evalfile`` net."""
-    return Evaluator(_weights_module(params.weights), nnue.net_named(params.evalfile))
+    return Evaluator(_weights_module(params.weights), nnue.net_named(params.evalfile), evalfile=params.evalfile)
 
 
 def _lmr_table() -> List[List[int]]:
@@ -264,6 +264,25 @@ class Searcher:
     def hashfull(self) -> int:
         """Transposition table fill in permille."""
         return self.tt.hashfull()
+
+    def set_evalfile(self, name: str) -> None:
+        """Evaluate with the net ``name`` stands for (as ``SearchParams.evalfile``: "" the shipped
+        one, ``classical`` none, else a path) from now on: the evaluator is made now from the net
+        ``pruner.engine.nnue.net_named`` keeps under that name (the ``EvalFile`` option reads the
+        file again first, with ``nnue.read_named``), and the table is emptied (its scores came
+        from the other evaluation). ``NetError`` (a ``ValueError``) and nothing changes when the
+        name's net cannot be read."""
+        self.use_params(replace(self.params, evalfile=name))
+        self.tt.clear()
+
+    def use_params(self, params: SearchParams) -> None:
+        """Search with ``params`` from now on, the evaluation they name made now (a weights
+        module or a net that cannot be read raises, and nothing changes). The table is left
+        as it is (``set_evalfile`` empties it; a Lazy SMP helper's is the main searcher's)."""
+        evaluator = make_evaluator(params)
+        self.params = params
+        self.evaluator = evaluator
+        self._evaluation = (params.weights, params.evalfile)
 
     # -- entry points -----------------------------------------------------------------------
 

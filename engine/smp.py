@@ -17,6 +17,11 @@ main searcher, and helpers from the second on start with slightly different hist
 (move ordering). A ``go nodes`` search runs without helpers, so node-limited searches (and
 ``UCI_LimitStrength``, which limits nodes) stay what they are with one thread.
 
+The helpers search with the main searcher's ``SearchParams`` and its net: both are given to a
+helper when it starts, and again when they change (``ParallelSearcher.set_evalfile``, the
+``EvalFile`` option). A net read from a file goes as the file's bytes, so a helper never reads
+the file itself and every searcher has the same net even if the file changed since.
+
 Control: a small shared array holds the number of the last stopped search (a helper stops
 when it reaches the number of its own) and each helper's node count for that search. Pipes
 carry the commands (``go``, ``newgame``, ``quit``). A helper also stops and exits when its
@@ -32,6 +37,7 @@ from typing import Any, Callable, List, Optional
 
 import chess
 
+from pruner.engine import nnue
 from pruner.engine.search import Searcher, SearchParams
 from pruner.engine.shared_tt import SharedTranspositionTable
 from pruner.engine.tablebase import Tablebases
@@ -72,10 +78,16 @@ class _Helper:
 
 
 class HelperPool:
-    """``count`` helper processes searching over the shared block ``table``."""
+    """``count`` helper processes searching over the shared block ``table`` with ``params`` (None:
+    the defaults) and, when they name a net file, its bytes ``net_data`` (``net_bytes``)."""
 
-    def __init__(self, count: int, table: Any) -> None:
+    def __init__(self, count: int, table: Any, params: Optional[SearchParams] = None,
+                 net_data: Optional[bytes] = None) -> None:
         self.table = table
+        self.params = params
+        """The search parameters every helper searches with (None: the defaults)."""
+        self.net_data = net_data
+        """The net file's bytes when ``params.evalfile`` names a file, else None."""
         self.control = _CONTEXT.RawArray("q", HELPER_WORDS + 2 * count)
         self._words = _view(self.control)
         self.generation = 0
@@ -92,7 +104,8 @@ class HelperPool:
 
     def _spawn(self, index: int) -> _Helper:
         parent, child = _CONTEXT.Pipe()
-        process = _CONTEXT.Process(target=helper_main, args=(index, self.table, self.control, child),
+        process = _CONTEXT.Process(target=helper_main,
+                                   args=(index, self.table, self.control, child, self.params, self.net_data),
                                    name="pruner-helper-%d" % index, daemon=True)
         try:
             process.start()
@@ -162,6 +175,13 @@ class HelperPool:
                     helper.conn.recv()
             except (EOFError, OSError):
                 pass  # dead: it is replaced at the next search, with nothing to wait for
+
+    def configure(self, params: SearchParams, net_data: Optional[bytes]) -> None:
+        """From now on every helper searches with ``params`` and the net ``net_data`` holds (a
+        helper started later too); returns when each live helper has taken them, so no helper is
+        still searching with the old evaluation (the caller then empties the table)."""
+        self.params, self.net_data = params, net_data
+        self.sync(("params", params, net_data))
 
     def close(self) -> None:
         """Stop every search, ask every helper to exit, wait; terminate the ones that do not."""
@@ -250,6 +270,16 @@ class ParallelSearcher:
         """Table fill in permille."""
         return self.main.hashfull()
 
+    def set_evalfile(self, name: str) -> None:
+        """Evaluate with the net ``name`` stands for (``Searcher.set_evalfile``) in every searcher:
+        the helpers take it first (and stop storing), then the main searcher, which empties the
+        shared table. ``NetError`` and nothing changes when the name's net cannot be read."""
+        params = replace(self.main.params, evalfile=name)
+        data = net_bytes(name)
+        if self._pool is not None:
+            self._pool.configure(params, data)
+        self.main.set_evalfile(name)
+
     def set_threads(self, threads: int) -> None:
         """Search with ``threads`` searchers: start or stop helper processes (not per search)."""
         if threads < 1:
@@ -321,7 +351,7 @@ class ParallelSearcher:
         table = SharedTranspositionTable(mb)  # allocate first: a MemoryError changes nothing
         self._stop_helpers()
         try:
-            pool = HelperPool(threads - 1, table.buffer)
+            pool = HelperPool(threads - 1, table.buffer, self.main.params, net_bytes(self.main.params.evalfile))
         except BaseException:  # no helper could start: go on with one thread
             self.main.tt = TranspositionTable(mb)
             self._table = None
@@ -338,6 +368,15 @@ class ParallelSearcher:
             pool.close()
 
 
+def net_bytes(name: str) -> Optional[bytes]:
+    """The file of the net ``name`` names as bytes for a helper (``nnue.net_named``'s net, which
+    the main process read), or None for "" and ``classical`` (a helper reads the shipped net
+    itself, from the same file)."""
+    if name in ("", "classical"):
+        return None
+    return nnue.net_named(name).to_bytes()
+
+
 # -- the helper process ----------------------------------------------------------------------
 
 
@@ -351,6 +390,15 @@ class HelperSearcher(Searcher):
         self.depth_offset = index % 2
         """Lazy SMP: odd helpers search each iteration one ply deeper than the main searcher."""
         self.reset()
+
+    def configure(self, params: Optional[SearchParams], net_data: Optional[bytes]) -> None:
+        """Search with the main searcher's ``params`` and net (the file's bytes ``net_data``, kept
+        under the file's name: ``nnue.read_named``); the table is the main process's to empty."""
+        if params is None:
+            return
+        if net_data is not None:
+            nnue.read_named(params.evalfile, net_data)
+        self.use_params(params)
 
     def reset(self) -> None:
         """New game: fresh history and killers (the main process clears the shared table)."""
@@ -380,9 +428,11 @@ class _HelperStop:
         return words[STOPPED] >= self.generation or os.getppid() != self.parent
 
 
-def helper_main(index: int, table: Any, control: Any, conn: Any) -> None:
-    """Body of helper process ``index`` (1-based): run commands from the pipe until ``quit``
-    or until the parent's end closes."""
+def helper_main(index: int, table: Any, control: Any, conn: Any, params: Optional[SearchParams] = None,
+                net_data: Optional[bytes] = None) -> None:
+    """Body of helper process ``index`` (1-based), searching with ``params`` and the net
+    ``net_data`` (``HelperSearcher.configure``): run commands from the pipe until ``quit`` or
+    until the parent's end closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)  # never hold the GUI's pipes (stderr stays, for tracebacks)
@@ -391,6 +441,7 @@ def helper_main(index: int, table: Any, control: Any, conn: Any) -> None:
     words = _view(control)
     slot = HELPER_WORDS + 2 * (index - 1)
     searcher = HelperSearcher(index, SharedTranspositionTable(buffer=table, leader=False))
+    searcher.configure(params, net_data)
     parent = os.getppid()
     conn.send(("ready",))
     while True:
@@ -405,6 +456,9 @@ def helper_main(index: int, table: Any, control: Any, conn: Any) -> None:
             searcher.reset()
             conn.send(("done",))
         elif kind == "sync":
+            conn.send(("done",))
+        elif kind == "params":
+            searcher.configure(message[1], message[2])
             conn.send(("done",))
         elif kind == "go":
             _, generation, board, depth, searchmoves = message

@@ -1,6 +1,7 @@
-"""The shipped net damaged the ways issue 51 found it (truncated, zeroed, random bytes,
-unreadable, missing), in copies in a temporary folder: the tests point ``PRUNER_SHIPPED_NET``
-at a copy, never touching engine/pruner.nnue."""
+"""Nets for the tests: the shipped net damaged the ways issue 51 found it (truncated, zeroed,
+random bytes, unreadable, missing), in copies in a temporary folder (the tests point
+``PRUNER_SHIPPED_NET`` or ``EvalFile`` at a copy, never touching engine/pruner.nnue), and nets
+of random weights (``random_net``)."""
 
 import random
 
@@ -32,3 +33,15 @@ def damaged_copies(folder):
     out["unreadable"] = (str(folder / "truncated.nnue" / "pruner.nnue"), "Not a directory")
     out["missing"] = (str(folder / "missing.nnue"), "No such file or directory")
     return out
+
+
+def random_net(seed, hidden=8, extreme=False, residual=True):
+    """A net of random weights within the lane bounds (``extreme``: at the bounds, so a wrong
+    carry between lanes would show)."""
+    rng = random.Random(seed)
+    limit = (nnue.LANE_OFFSET - 257) // (nnue.MAX_PIECES + 1)
+    pick = (lambda: rng.choice((-limit, limit))) if extreme else (lambda: rng.randint(-300, 300))
+    w1 = [pick() for _ in range(nnue.FEATURES * hidden)]
+    b1 = [rng.randint(-limit, limit) if extreme else rng.randint(-100, 300) for _ in range(hidden)]
+    w2 = [rng.randint(-500, 500) for _ in range(2 * hidden)]
+    return nnue.Net(hidden, 255, 64, 400, residual, w1, b1, w2, rng.randint(-2000, 2000), name="random")

@@ -89,6 +89,16 @@ class EngineState:
         if self.debug:
             self.writer.send("info string debug: " + message)
 
+    def evaluator(self) -> Any:
+        """The evaluation ``eval`` shows and ``uci`` names: the one ``EvalFile`` chose, or until
+        it is set the engine's own (``pruner.engine.evaluate.DEFAULT``: engine/weights.py and the
+        shipped net). Imported on first use: it loads the shipped net."""
+        choice = self.options.loaded("EvalFile")
+        if choice is not None:
+            return choice.evaluator
+        from pruner.engine.evaluate import DEFAULT
+        return DEFAULT
+
     # -- options and position -----------------------------------------------------------------
 
     def ready(self) -> None:

@@ -210,10 +210,12 @@ class UciLoop:
         ``go``, Pruner before ``uciok``, where a GUI's log shows it first); a shipped net that
         cannot be used is also named on stderr, once a process, with the reason."""
         # Imported here, not after uciok: it loads the net (40-50 ms of CPU on CPython).
-        from pruner.engine.evaluate import describe_evaluation, net_in_use, net_problem
-        line = describe_evaluation()
+        from pruner.engine.evaluate import net_problem
+        evaluator = self.state.evaluator()  # EvalFile's once it is set
+        line = evaluator.describe()
         self.writer.send("info string " + line)
-        if net_in_use() is None and net_problem() is not None and not self._evaluation_reported:
+        if evaluator.net is None and evaluator.evalfile == "" and net_problem() is not None \
+                and not self._evaluation_reported:
             self._evaluation_reported = True
             sys.stderr.write("pruner: %s\n" % line)  # stderr too: a match's log keeps it
             sys.stderr.flush()
@@ -281,11 +283,11 @@ class UciLoop:
             self.writer.send(line)
 
     def _show_eval(self, command: Command) -> None:
-        """``eval``: the static evaluation term by term (as Stockfish's classical ``eval``)."""
-        from pruner.engine.evaluate import breakdown
+        """``eval``: the static evaluation term by term (as Stockfish's classical ``eval``), with
+        the net ``EvalFile`` chose."""
         from pruner.uci.display import eval_table
         board = self.state.board
-        for line in eval_table(breakdown(board), in_check=board.is_check()):
+        for line in eval_table(self.state.evaluator().breakdown(board), in_check=board.is_check()):
             self.writer.send(line)
 
 

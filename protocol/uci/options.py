@@ -3,7 +3,7 @@
 Adding an option is one declaration in ``declared_options()``: its UCI type, default and
 range, and (when it configures the searcher) an ``apply(searcher, value)`` hook. Options
 without a hook are read by the loop when a search starts (``MultiPV``, ``UCI_Elo``) or only
-inform the GUI (``Ponder``). An option naming a file (``BookFile``, ``SyzygyPath``) also has
+inform the GUI (``Ponder``). An option naming a file (``BookFile``, ``SyzygyPath``, ``EvalFile``) also has
 a ``load(value)`` hook: it opens the file at ``setoption`` (so a bad path is refused and the
 old value stands), and the loaded object is what ``apply`` receives and
 ``Options.loaded(name)`` returns. A ``note(argument)`` hook returns a line the loop shows as
@@ -17,7 +17,7 @@ gets. Examples of one-liners::
     Combo("Style", "Normal", ["Solid", "Normal", "Risky"]),
 """
 
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from pruner.engine import strength
 from pruner.engine.cpus import usable_cpus
@@ -195,6 +195,46 @@ def tablebases_found(tables: Any) -> Optional[str]:
     return "Found %d WDL and %d DTZ tablebase files (up to %d-man)." % (wdl, dtz, tables.max_pieces)
 
 
+class EvalChoice(NamedTuple):
+    """What ``EvalFile`` loaded: the name the searcher is given (``SearchParams.evalfile``: ""
+    the shipped net, ``classical`` none, else the path) and the evaluation it names, for the
+    line that says so and for ``eval``."""
+
+    name: str
+    evaluator: Any
+
+
+def load_evalfile(value: str) -> EvalChoice:
+    """``EvalFile``: the net file at ``value`` read now (again, if it was read before: a net
+    trained anew under the same name is the new one), "" the shipped net, ``classical`` (any
+    case) none. A file that is no usable net raises ``ValueError`` with the reason."""
+    from pruner.engine import nnue
+    from pruner.engine.evaluate import Evaluator
+    name = "classical" if value.lower() == "classical" else value
+    try:
+        net = nnue.read_named(name)
+    except nnue.NetError as exc:
+        reason = str(exc)
+        # The option's refusal names the file already: the reason alone after it.
+        raise ValueError(reason[len(name) + 2:] if reason.startswith(name + ": ") else reason) from None
+    return EvalChoice(name, Evaluator(net=net, evalfile=name))
+
+
+def apply_evalfile(searcher: Any, choice: Optional[EvalChoice]) -> None:
+    """``EvalFile``: the searcher evaluates with the net chosen (every Lazy SMP helper too). Never
+    set (None), the searcher keeps the evaluation it was made with (the shipped net, or the one
+    ``PRUNER_PARAMS`` names); a searcher from another factory without ``set_evalfile`` keeps its own."""
+    set_evalfile = getattr(searcher, "set_evalfile", None)
+    if choice is not None and set_evalfile is not None:
+        set_evalfile(choice.name)
+
+
+def evaluation_note(choice: EvalChoice) -> str:
+    """``EvalFile``: which evaluation is now in use, in the words of the line ``uci`` shows
+    (``Evaluator.describe``: ``NNUE evaluation using FILE sha256 ...`` or the classical one)."""
+    return choice.evaluator.describe()
+
+
 THREADS_MAX = 1024
 """``Threads`` maximum, as Stockfish declares it: the same on every machine, so that a
 configuration written elsewhere (lichess-bot's default is 4) is accepted everywhere."""
@@ -252,6 +292,8 @@ def declared_options() -> List[Option]:
         String("BookFile", "", load=open_book),
         String("SyzygyPath", "", load=open_tablebases,
                apply=lambda searcher, tables: setattr(searcher, "tablebases", tables), note=tablebases_found),
+        # Stockfish's name: a net file of Pruner's format (docs/nnue.md), "" the shipped one, classical none.
+        String("EvalFile", "", load=load_evalfile, apply=apply_evalfile, note=evaluation_note),
         Check("UCI_LimitStrength", False),
         Spin("UCI_Elo", calibration.default_elo, calibration.min_elo, calibration.max_elo),
         # A weakened move on a clock takes a human-like time (pruner.engine.timeman.human_time); match

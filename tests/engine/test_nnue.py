@@ -15,22 +15,11 @@ from pruner.engine import evaluate as evaluation, nnue
 from pruner.engine.attacks import from_move
 from pruner.engine.board import Position
 from pruner.engine.makemove import do_move, undo_move
+from net_helpers import random_net
 from paths import DATA
 from playouts import random_moves
 
 GAMES = os.path.join(DATA, "games", "real_games.pgn")
-
-
-def random_net(seed, hidden=8, extreme=False, residual=True):
-    """A net of random weights within the lane bounds (``extreme``: at the bounds, so a wrong
-    carry between lanes would show)."""
-    rng = random.Random(seed)
-    limit = (nnue.LANE_OFFSET - 257) // (nnue.MAX_PIECES + 1)
-    pick = (lambda: rng.choice((-limit, limit))) if extreme else (lambda: rng.randint(-300, 300))
-    w1 = [pick() for _ in range(nnue.FEATURES * hidden)]
-    b1 = [rng.randint(-limit, limit) if extreme else rng.randint(-100, 300) for _ in range(hidden)]
-    w2 = [rng.randint(-500, 500) for _ in range(2 * hidden)]
-    return nnue.Net(hidden, 255, 64, 400, residual, w1, b1, w2, rng.randint(-2000, 2000), name="random")
 
 
 @pytest.fixture

@@ -231,7 +231,7 @@ def running(pids):
 
 
 def test_helpers_that_cannot_start_leave_one_working_thread(monkeypatch):
-    def no_processes(count, table):
+    def no_processes(count, table, *setup):
         raise RuntimeError("helper process 1 did not start")
     monkeypatch.setattr("pruner.engine.smp.HelperPool", no_processes)
     searcher = ParallelSearcher(1)

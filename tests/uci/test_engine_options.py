@@ -9,11 +9,12 @@ import re
 import chess
 import pytest
 
-from pruner.engine import bench
+from pruner.engine import bench, nnue
 from pruner.engine.search import Searcher, SearchParams
 from pruner.engine.strength import MODEL, SKILL_LEVEL_MAX, UCI_ELO, calibrated_params, elo_for_skill_level, limit_for_uci_elo
 from pruner.engine.types import Limits
 from loop_helpers import WAIT, FailsAtDepth, Output, make_loop, run
+from net_helpers import random_net
 from pruner.uci.searcher_owner import default_searcher
 from pruner.uci.loop import UciLoop
 from pruner.uci.output import Writer
@@ -197,6 +198,28 @@ def test_pruner_params_environment_reaches_the_searcher(monkeypatch, capsys):
     monkeypatch.setenv("PRUNER_PARAMS", "bogus=1")
     assert default_searcher(1).main.params == SearchParams()   # the defaults, reported once
     assert "PRUNER_PARAMS ignored" in capsys.readouterr().err
+
+
+def test_pruner_params_evalfile_stands_until_evalfile_is_set_and_a_limited_search_stays_classical(
+        monkeypatch, tmp_path):
+    path = tmp_path / "mine.nnue"
+    path.write_bytes(random_net(5).to_bytes())
+    monkeypatch.setenv("PRUNER_PARAMS", "evalfile=classical")
+    output = Output()
+    loop = UciLoop(Writer(output.write), default_searcher)
+    run(loop, "isready")  # the searcher is made: EvalFile's default must not undo PRUNER_PARAMS
+    searcher = loop.state.searcher
+    assert searcher.main.evaluator.net is None
+    run(loop, "setoption name EvalFile value %s" % path, "isready")
+    assert searcher.main.evaluator.net.sha256 == nnue.load(str(path)).sha256
+    run(loop, "setoption name UCI_LimitStrength value true", "setoption name Human Time value false",
+        "position startpos", "go wtime 60000 btime 60000")
+    assert loop.wait_idle(WAIT)
+    assert searcher.main.evaluator.net is None  # the calibrated levels play the classical evaluation
+    run(loop, "setoption name UCI_LimitStrength value false", "go depth 2")
+    assert loop.wait_idle(WAIT)
+    assert searcher.main.evaluator.net is nnue.net_named(str(path))
+    loop.shutdown()
 
 
 def test_failing_search_is_reported_over_uci_with_its_move():

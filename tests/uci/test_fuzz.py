@@ -106,8 +106,8 @@ GO_PART = st.one_of(
 
 OPTION_NAMES = ["Hash", "hash", "HASH", "Clear Hash", "clear  hash", "Move Overhead", "move overhead", "Ponder",
                 "MultiPV", "UCI_AnalyseMode", "UCI_Chess960", "uci_chess960", "OwnBook", "BookFile", "SyzygyPath",
-                "UCI_LimitStrength", "UCI_Elo", "Threads", "UCI_ShowWDL", "Skill Level", "", "value", "name",
-                "Hash value"]
+                "EvalFile", "UCI_LimitStrength", "UCI_Elo", "Threads", "UCI_ShowWDL", "Skill Level", "", "value",
+                "name", "Hash value"]
 
 OPTION_VALUES = st.one_of(
     NUMBER_TEXTS.filter(lambda text: not text.strip().isdigit() or len(text) > 4 or int(text) <= 64),

@@ -46,6 +46,7 @@ OPTION_LINES = [
     "option name OwnBook type check default false",
     "option name BookFile type string default <empty>",
     "option name SyzygyPath type string default <empty>",
+    "option name EvalFile type string default <empty>",
     "option name UCI_LimitStrength type check default false",
     # the range and default come from the calibration (engine/strength.py), re-made by scripts/calibrate.py
     "option name UCI_Elo type spin default %d min %d max %d" % (UCI_ELO.default_elo, UCI_ELO.min_elo,
