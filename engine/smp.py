@@ -29,7 +29,6 @@ parent process is gone (its pipe ends, or its parent process id changes), so no 
 outlives the engine.
 """
 
-import multiprocessing
 import os
 import signal
 from dataclasses import replace
@@ -39,7 +38,6 @@ import chess
 
 from pruner.engine import nnue
 from pruner.engine.search import Searcher, SearchParams
-from pruner.engine.shared_tt import SharedTranspositionTable
 from pruner.engine.tablebase import Tablebases
 from pruner.engine.tt import TranspositionTable
 from pruner.engine.types import Limits, SearchInfo, SearchProgress, SearchResult
@@ -60,8 +58,17 @@ imports: well under a second on an idle machine, also on PyPy)."""
 _STOP_ALL = 1 << 62
 """Written to ``STOPPED`` on close: stops any search of any number."""
 
-_CONTEXT = multiprocessing.get_context("spawn")
-"""Fresh interpreters for helpers: no fork of a process with threads, same on every OS."""
+_context_made: List[Any] = []
+
+
+def _context() -> Any:
+    """The ``multiprocessing`` spawn context (fresh interpreters for helpers: no fork of a process
+    with threads, same on every OS), made at the first helper: ``multiprocessing`` and
+    ``ctypes`` (the shared table's) cost PyPy about 40 ms of start-up that one thread never needs."""
+    if not _context_made:
+        import multiprocessing
+        _context_made.append(multiprocessing.get_context("spawn"))
+    return _context_made[0]
 
 
 def _view(array: Any) -> memoryview:
@@ -88,7 +95,7 @@ class HelperPool:
         """The search parameters every helper searches with (None: the defaults)."""
         self.net_data = net_data
         """The net file's bytes when ``params.evalfile`` names a file, else None."""
-        self.control = _CONTEXT.RawArray("q", HELPER_WORDS + 2 * count)
+        self.control = _context().RawArray("q", HELPER_WORDS + 2 * count)
         self._words = _view(self.control)
         self.generation = 0
         """Number of the last search started."""
@@ -103,8 +110,8 @@ class HelperPool:
             raise
 
     def _spawn(self, index: int) -> _Helper:
-        parent, child = _CONTEXT.Pipe()
-        process = _CONTEXT.Process(target=helper_main,
+        parent, child = _context().Pipe()
+        process = _context().Process(target=helper_main,
                                    args=(index, self.table, self.control, child, self.params, self.net_data),
                                    name="pruner-helper-%d" % index, daemon=True)
         try:
@@ -217,7 +224,8 @@ class ParallelSearcher:
         """The searcher whose result is the result (it runs in this process)."""
         self.hash_mb = hash_mb
         self.threads = 1
-        self._table: Optional[SharedTranspositionTable] = None
+        self._table: Optional[Any] = None
+        """The shared table (``pruner.engine.shared_tt.SharedTranspositionTable``) while helpers run."""
         self._pool: Optional[HelperPool] = None
         self.set_threads(threads)
 
@@ -348,6 +356,7 @@ class ParallelSearcher:
     # -- helpers --------------------------------------------------------------------------------
 
     def _start_helpers(self, threads: int, mb: int) -> None:
+        from pruner.engine.shared_tt import SharedTranspositionTable  # here: see _context
         table = SharedTranspositionTable(mb)  # allocate first: a MemoryError changes nothing
         self._stop_helpers()
         try:
@@ -383,7 +392,7 @@ def net_bytes(name: str) -> Optional[bytes]:
 class HelperSearcher(Searcher):
     """A helper's searcher: the shared table, its own history and killers, a depth offset."""
 
-    def __init__(self, index: int, table: SharedTranspositionTable) -> None:
+    def __init__(self, index: int, table: Any) -> None:
         super().__init__(1)
         self.tt = table
         self.index = index
@@ -440,6 +449,7 @@ def helper_main(index: int, table: Any, control: Any, conn: Any, params: Optiona
     os.close(null)
     words = _view(control)
     slot = HELPER_WORDS + 2 * (index - 1)
+    from pruner.engine.shared_tt import SharedTranspositionTable
     searcher = HelperSearcher(index, SharedTranspositionTable(buffer=table, leader=False))
     searcher.configure(params, net_data)
     parent = os.getppid()
