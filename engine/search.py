@@ -101,6 +101,9 @@ class SearchParams:
     """... and from this many moves searched."""
     delta_margin: int = 200
     """Quiescence delta pruning margin (centipawns)."""
+    lazy_net_margin: int = 0
+    """Quiescence stand pat: the net is not asked when the classical score is this far outside
+    the window (``Evaluator.evaluate_outside``; 0: always asked)."""
     weights: str = "pruner.engine.weights"
     """The module of evaluation weights the search evaluates with (its ``pruner.engine.evaluate.Evaluator``
     is made with it): the engine's own, or, for a limited-strength search, the ones its calibration measured
@@ -184,6 +187,8 @@ class SearchRun:
         """When the clock started: at ``ponderhit`` for a ponder search."""
         self.evaluate = evaluator.evaluate_position
         """The evaluation of ``pos`` (``Evaluator.evaluate_position``), bound once per search."""
+        self.evaluate_outside = evaluator.evaluate_outside
+        """... and the one that may leave the net out (``SearchParams.lazy_net_margin``)."""
         self.pos = pos
         """The search's own board (``pruner.engine.board.Position``, set up with the evaluator)."""
         self.keys = keys
@@ -914,7 +919,8 @@ class Searcher:
             moves = generate(pos)
             stand = -INF
         else:
-            stand = run.evaluate(pos)
+            lazy = self.params.lazy_net_margin
+            stand = run.evaluate(pos) if not lazy else run.evaluate_outside(pos, alpha, beta, lazy)
             # Stand pat: the side to move may decline every capture.
             if stand >= beta:
                 return stand
