@@ -56,13 +56,17 @@ class Position:
         self.mg, self.eg, self.phase = evaluator.material_pst(board)
         """Material and piece-square sums, White-positive, and the game phase (``pruner.engine.evaluate``)."""
         self.acc = evaluator.accumulator(board)
-        """The learned evaluation's accumulators, packed (``pruner.engine.nnue``; 0 without a net)."""
+        """The learned evaluation's accumulators in the net's representation, a packed integer
+        or a list (``pruner.engine.nnue``; 0 without a net)."""
         self.pst_mg = evaluator.pst_mg
         """The evaluator's tables ``pruner.engine.makemove`` keeps ``mg`` with (``Evaluator.pst_mg``)."""
         self.pst_eg = evaluator.pst_eg
         """... ``eg`` with (``Evaluator.pst_eg``)."""
         self.columns = evaluator.columns
-        """... and ``acc`` with (``Evaluator.columns``: the net's, all 0 without one)."""
+        """... and ``acc`` with: ``Evaluator.columns``, the net's packed columns (None without a
+        net or with a list accumulator: ``do_move_packed`` then leaves ``acc`` alone)."""
+        self.list_columns = evaluator.list_columns
+        """``Evaluator.list_columns``: the net's columns as lists (``do_move_lists``), or None."""
         self.stack: list = []
         """What ``undo_move`` needs, one entry per move made."""
 

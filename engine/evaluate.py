@@ -45,9 +45,6 @@ def _signed_tables(values, tables) -> List[Tuple[Tuple[int, ...], Tuple[int, ...
     return out
 
 
-_NO_COLUMNS: List[List[List[int]]] = [[[0] * 64, [0] * 64] for _ in range(7)]
-"""The net columns of an evaluation without a net (``Evaluator.columns``): every piece adds 0."""
-
 _PASSED = eval_terms.PASSED_SPANS
 _ADJACENT_FILES = [(chess.BB_FILES[f - 1] if f > 0 else 0) | (chess.BB_FILES[f + 1] if f < 7 else 0) for f in range(8)]
 _FILES = chess.BB_FILES
@@ -89,9 +86,14 @@ class Evaluator:
         (``pruner.engine.makemove`` keeps ``Position.mg`` with it)."""
         self.pst_eg = _signed_tables(module.EG_VALUE, module.EG_TABLES)
         """Endgame material+PST, White-positive: ``pst_eg[piece_type][color][square]``."""
-        self.columns = net.columns if net is not None else _NO_COLUMNS
-        """The net's packed columns, ``columns[piece_type][color][square]`` (all 0 without a net):
-        ``pruner.engine.makemove`` updates ``Position.acc`` with them."""
+        representation = net.representation if net is not None else None
+        self.columns = net.columns if representation == "packed" else None
+        """The net's packed columns, ``columns[piece_type][color][square]``, which
+        ``pruner.engine.makemove.do_move_packed`` adds to ``Position.acc`` inline; None without
+        a net (no accumulator work at all) or with one of another representation."""
+        self.list_columns = net.columns if representation == "lists" else None
+        """The net's columns as lists (``pruner.engine.nnue.ListAccumulators``), which
+        ``pruner.engine.makemove.do_move_lists`` updates ``Position.acc`` with; None otherwise."""
         self.passed_mg, self.passed_eg = module.PASSED_MG, module.PASSED_EG
         """Passed pawn bonus by relative rank (index 1 = second rank), middlegame and endgame."""
         self.isolated, self.doubled = module.ISOLATED, module.DOUBLED
@@ -130,7 +132,8 @@ class Evaluator:
         return mg, eg, phase
 
     def accumulator(self, board: chess.Board) -> int:
-        """The packed accumulator of ``board`` for this evaluation's net (0 without one)."""
+        """The accumulator of ``board`` for this evaluation's net, in its representation (0
+        without a net)."""
         net = self.net
         return net.accumulator(nnue.board_pieces(board)) if net is not None else 0
 
@@ -377,6 +380,9 @@ def _position_evaluation(evaluator: Evaluator):
     extra_pieces = evaluator.extra_pieces
     candidates = evaluator.candidates
     net = evaluator.net
+    net_evaluate = net.accumulators.evaluate if net is not None else None
+    """The net's evaluation of an accumulator, bound once (``nnue.PackedAccumulators.evaluate``
+    or ``nnue.ListAccumulators.evaluate``)."""
 
     def classical_position(pos) -> int:
         """The classical evaluation of an ``pruner.engine.board.Position``: its incremental sums plus
@@ -454,7 +460,7 @@ def _position_evaluation(evaluator: Evaluator):
         if net is None:
             value = classical_position(pos)
         else:
-            learned = net.evaluate(pos.acc, pos.turn)
+            learned = net_evaluate(pos.acc, pos.turn)
             value = classical_position(pos) + learned if net.residual else learned
         if not -EVAL_LIMIT <= value <= EVAL_LIMIT:  # ``bounded``, inline: this is the search's hot path
             value = EVAL_LIMIT if value > 0 else -EVAL_LIMIT

@@ -6,6 +6,12 @@ so the position carries its key and material/PST sums and ``do_move`` updates th
 
 The keys are ``pruner.engine.zobrist``'s.
 
+The net's accumulator (``Position.acc``) is kept in the representation its net was made with
+(``pruner.engine.nnue``): ``do_move_packed`` adds a packed one's columns inline (CPython's path,
+the hottest function there) and skips the accumulator without a net; ``do_move_lists`` plays
+the board with it, then makes a list accumulator's new value (PyPy's path). ``do_move`` takes
+whichever ``pos`` needs; the search binds ``mover(pos)`` once instead.
+
 ``do_move`` follows python-chess's ``push`` rule for rule (castling given as e1g1 or as king
 takes rook, en passant, promotions, castling rights, the fifty-move counter, the en-passant
 square): tests/engine/test_fastpush.py checks every field against ``push`` on the perft suites.
@@ -16,6 +22,7 @@ import chess
 from pruner.engine.attacks import BETWEEN, BISHOP_RAYS, KNIGHT, LINE, PAWN_ATTACKS, ROOK_RAYS, SQUARES, signed
 from pruner.engine.board import Position, in_check
 from pruner.engine.evaluate import PHASE_INC
+from pruner.engine.nnue import castled, moved
 from pruner.engine.zobrist import EP_KEYS, PIECE_KEYS, TURN_KEY, castle_key
 
 _RANK_1 = signed(chess.BB_RANK_1)
@@ -29,7 +36,25 @@ empty board (none for a king: it never gives check)."""
 
 def do_move(pos: Position, move: int) -> bool:
     """Play ``move`` (a legal move code, ``pruner.engine.attacks``) on ``pos``; ``undo_move`` takes it back.
-    Returns whether the move gives check (the side to move now is in check)."""
+    Returns whether the move gives check (the side to move now is in check). Whatever ``pos``'s
+    accumulator: ``do_move_packed`` or ``do_move_lists``, as ``mover`` says (the search calls
+    that one itself, one call fewer)."""
+    if pos.list_columns is not None:
+        return do_move_lists(pos, move)
+    return do_move_packed(pos, move)
+
+
+def mover(pos: Position):
+    """The ``do_move`` body for ``pos``: ``do_move_lists`` when its net's accumulator is a list,
+    else ``do_move_packed`` (a packed one, or none without a net)."""
+    return do_move_lists if pos.list_columns is not None else do_move_packed
+
+
+def do_move_packed(pos: Position, move: int) -> bool:
+    """``do_move`` on a position whose net's accumulator is packed (``Position.columns``: the
+    columns are added inline) or that has no net accumulator to keep (``columns`` None: the
+    accumulator is left as it is; ``do_move_lists`` plays the board with this, then makes
+    the list's new value)."""
     # Hot path. Copy-on-make: the piece and colour lists are copied and changed, the old ones
     # go on the stack with the scalars, so undo_move restores by rebinding (no branch); the
     # square table changes in place and undo_move writes back the squares recorded here.
@@ -52,7 +77,8 @@ def do_move(pos: Position, move: int) -> bool:
     eg = pos.eg
     phase = pos.phase
     acc = pos.acc
-    # The tables of the evaluator the position was set up with (``Position.pst_mg``, ...).
+    # The tables of the evaluator the position was set up with (``Position.pst_mg``, ...);
+    # ``columns`` None (no net, or a list accumulator) skips the accumulator's lines.
     pst_mg = pos.pst_mg
     pst_eg = pos.pst_eg
     columns = pos.columns
@@ -96,8 +122,9 @@ def do_move(pos: Position, move: int) -> bool:
             rm, re = pst_mg[4][us], pst_eg[4][us]
             mg += km[king_to] - km[frm] + rm[rook_to] - rm[to]
             eg += ke[king_to] - ke[frm] + re[rook_to] - re[to]
-            kc, rc = columns[6][us], columns[4][us]
-            acc += kc[king_to] - kc[frm] + rc[rook_to] - rc[to]
+            if columns is not None:
+                kc, rc = columns[6][us], columns[4][us]
+                acc += kc[king_to] - kc[frm] + rc[rook_to] - rc[to]
             kings[us] = king_to
             # Undo clears the new squares first, then puts king and rook back.
             pos.stack.append((old_bb, old_occ, pos.occupied, cr0, ep, hmc, pos.key, pos.mg, pos.eg, phase,
@@ -137,7 +164,8 @@ def do_move(pos: Position, move: int) -> bool:
         key ^= PIECE_KEYS[captured][them][to]
         mg -= pst_mg[captured][them][to]
         eg -= pst_eg[captured][them][to]
-        acc -= columns[captured][them][to]
+        if columns is not None:
+            acc -= columns[captured][them][to]
         phase -= PHASE_INC[captured]
         hmc = 0
     else:
@@ -163,7 +191,8 @@ def do_move(pos: Position, move: int) -> bool:
                 key ^= PIECE_KEYS[1][them][cap_sq]
                 mg -= pst_mg[1][them][cap_sq]
                 eg -= pst_eg[1][them][cap_sq]
-                acc -= columns[1][them][cap_sq]
+                if columns is not None:
+                    acc -= columns[1][them][cap_sq]
                 squares[cap_sq] = 0
                 extra = ((cap_sq, 1),)
     occ[us] ^= move_mask
@@ -177,7 +206,8 @@ def do_move(pos: Position, move: int) -> bool:
         key ^= PIECE_KEYS[1][us][frm] ^ PIECE_KEYS[promotion][us][to]
         mg += pst_mg[promotion][us][to] - pst_mg[1][us][frm]
         eg += pst_eg[promotion][us][to] - pst_eg[1][us][frm]
-        acc += columns[promotion][us][to] - columns[1][us][frm]
+        if columns is not None:
+            acc += columns[promotion][us][to] - columns[1][us][frm]
     else:
         bb[pt] ^= move_mask
         squares[to] = pt
@@ -187,8 +217,9 @@ def do_move(pos: Position, move: int) -> bool:
         mg += table[to] - table[frm]
         table = pst_eg[pt][us]
         eg += table[to] - table[frm]
-        table = columns[pt][us]
-        acc += table[to] - table[frm]
+        if columns is not None:
+            table = columns[pt][us]
+            acc += table[to] - table[frm]
     squares[frm] = 0
 
     pos.stack.append((old_bb, old_occ, pos.occupied, cr0, ep, pos.hmc, pos.key, pos.mg, pos.eg, pos.phase,
@@ -233,6 +264,35 @@ def do_move(pos: Position, move: int) -> bool:
             if not BETWEEN[base | square] & occupied:
                 return True
     return False
+
+
+def do_move_lists(pos: Position, move: int) -> bool:
+    """``do_move`` on a position whose net's accumulator is a list (``Position.list_columns``):
+    ``do_move_packed`` plays the board (its ``columns`` are None), then the accumulator's new
+    list is made in one loop over the lanes from what the move did, as the undo entry records
+    it: the piece from ``frm`` to ``to`` (the promoted piece now on ``to``), the piece it
+    captured there, the pawn taken en passant, or king and rook castling."""
+    # PyPy's path (nnue.ListAccumulators): a separate function keeps CPython's do_move_packed
+    # as it was, and the JIT inlines do_move_packed here.
+    gives_check = do_move_packed(pos, move)
+    entry = pos.stack[-1]
+    frm = entry[11]
+    to = entry[13]
+    extra = entry[15]
+    columns = pos.list_columns
+    them = pos.turn
+    us = them ^ 1
+    if extra:
+        square = extra[0][0]
+        if len(extra) == 2:  # castling: (king's square, rook's square), the king came from frm, the rook from to
+            kings, rooks = columns[6][us], columns[4][us]
+            pos.acc = castled(pos.acc, kings[square], kings[frm], rooks[extra[1][0]], rooks[to])
+            return gives_check
+        captured = columns[1][them][square]  # en passant
+    else:
+        captured = columns[entry[14]][them][to]
+    pos.acc = moved(pos.acc, columns[pos.squares[to]][us][to], columns[entry[12]][us][frm], captured)
+    return gives_check
 
 
 def do_null(pos: Position) -> None:

@@ -7,18 +7,30 @@ construction). Each perspective's accumulator is ``b1 + sum of W1's rows of its 
 the output is ``b2 + W2 . [crelu(acc of the side to move), crelu(acc of the other side)]``,
 scaled to centipawns.
 
-The accumulators of both perspectives live in one Python integer of 2N lanes of 16 bits
-(White's perspective in lanes 0..N-1, Black's in N..2N-1), each lane holding its value plus
-2^15. A move adds and subtracts whole columns (one precomputed integer per piece, colour and
-square: ``COLUMNS``), a few big-integer operations whatever N is; ``pruner.engine.makemove`` does it
-and keeps the old value on its stack, so taking a move back is free. Measured per node with
-N=32 (scratch micro-benchmark, 2026-11-28): CPython 2.6 us for update and evaluation against
-7.3 us with lists of ints updated in place; PyPy 0.9 us against 0.3 us. One representation
-serves both within the issue's speed bounds, so there is one code path.
+Each interpreter keeps the accumulators in the representation it runs fastest
+(``REPRESENTATION``, chosen at import by ``platform.python_implementation()``;
+``PRUNER_ACCUMULATOR=packed|lists`` overrides it, so the tests run both on both interpreters;
+a ``Net`` made with ``representation=`` uses that one). The evaluation is the same integer
+either way, bit for bit.
 
-The clipped ReLU works lane-wise on the packed integer (masks from each lane's top bit), then
-``to_bytes(...)[::2]`` takes every lane's low byte (clipped values are 0..255) and the output
-layer is one ``sum(map(mul, ...))``.
+* ``packed`` (CPython): both perspectives in one Python integer of 2N lanes of 16 bits (White's
+  perspective in lanes 0..N-1, Black's in N..2N-1), each lane holding its value plus 2^15. A
+  move adds and subtracts whole columns (one precomputed integer per piece, colour and square),
+  a few big-integer operations whatever N is, inline in ``pruner.engine.makemove.do_move_packed``.
+  The clipped ReLU works lane-wise with masks from each lane's top bit, ``to_bytes(...)[::2]``
+  takes every lane's low byte (clipped values are 0..255) and the output layer is one
+  ``sum(map(mul, ...))``.
+* ``lists`` (PyPy): a list of ints of four 16-bit lanes each, in the same order
+  (``ListAccumulators``): machine words, which PyPy's JIT adds and shifts in registers where
+  its big integers are library calls. A move makes the new list in one loop over the words
+  (``moved``, ``castled``, after the board's update: ``pruner.engine.makemove.do_move_lists``)
+  and the output layer reads the lanes out of each word, clipped as ``min(max(v, 0), qa)``.
+  One int a lane evaluated as fast but made a move cost twice as much.
+
+Either way ``pruner.engine.makemove`` keeps the old accumulator on its undo stack, so taking a
+move back is free. Measured (scripts/accumulator_bench.py, docs/nnue.md "The network"): on PyPy
+an evaluation of the packed integer costs three times the list's and a move about the same;
+on CPython the list costs three times as much a move and six times an evaluation.
 
 File format (little-endian; docs/nnue.md): a 32-byte header
 
@@ -41,6 +53,7 @@ every evaluation, a ``scale`` of 65535 scored the start position as a mate.
 import array
 import hashlib
 import os
+import platform
 import stat
 import struct
 import sys
@@ -66,8 +79,8 @@ NET_VARIABLE = "PRUNER_SHIPPED_NET"
 (tests point it at a damaged copy; the real file is never touched)."""
 
 MAX_HIDDEN = 1024
-"""More hidden units than this are refused: the packed accumulator would hold 2,048 lanes, and
-the search in Python would evaluate a few hundred positions a second."""
+"""More hidden units than this are refused: the accumulators would hold 2,048 lanes, and the
+search in Python would evaluate a few hundred positions a second."""
 MAX_QB = 32767
 """``qb`` is the int16 output weight that stands for 1.0: above int16's top no weight reaches it."""
 MAX_SCALE = 1000
@@ -89,7 +102,8 @@ class Net:
     """A loaded network: its integer weights and the tables the search uses."""
 
     def __init__(self, hidden: int, qa: int, qb: int, scale: int, residual: bool, w1: Sequence[int],
-                 b1: Sequence[int], w2: Sequence[int], b2: int, name: str = "") -> None:
+                 b1: Sequence[int], w2: Sequence[int], b2: int, name: str = "",
+                 representation: Optional[str] = None) -> None:
         check_fields(name or "net", hidden, qa, qb, scale, FLAG_RESIDUAL if residual else 0)
         if len(w1) != FEATURES * hidden or len(b1) != hidden or len(w2) != 2 * hidden:
             raise NetError("%s: layer sizes do not match hidden size %d" % (name or "net", hidden))
@@ -104,17 +118,73 @@ class Net:
         self.sha256 = ""
         """The file's SHA-256 in hex ("" for a net not read from a file)."""
         check_bounds(self)
+        self.representation = representation or REPRESENTATION
+        """How the search keeps this net's accumulators: ``packed`` or ``lists`` (``REPRESENTATION``)."""
+        if self.representation not in REPRESENTATIONS:
+            raise ValueError("accumulator representation must be one of %s, not %r"
+                             % (", ".join(REPRESENTATIONS), self.representation))
+        self.accumulators = REPRESENTATIONS[self.representation](self)
+        """The representation's tables and functions (``PackedAccumulators`` or ``ListAccumulators``)."""
+        self.columns = self.accumulators.columns
+        """``columns[piece_type][color][square]``: what the piece adds to the accumulator."""
+
+    def in_representation(self, representation: str) -> "Net":
+        """This net (the same weights, name and checksum) with its accumulators kept in
+        ``representation`` (the tests compare them in one process)."""
+        net = Net(self.hidden, self.qa, self.qb, self.scale, self.residual, self.w1, self.b1, self.w2, self.b2,
+                  name=self.name, representation=representation)
+        net.sha256 = self.sha256
+        return net
+
+    def accumulator(self, pieces):
+        """The accumulator of a board from scratch in this net's representation; ``pieces``:
+        (piece type, colour, square)."""
+        return self.accumulators.accumulator(pieces)
+
+    def evaluate(self, acc, turn: int) -> int:
+        """The net's score in centipawns, from the side to move (``turn``: 1 White). The search
+        calls ``accumulators.evaluate`` itself (one call fewer)."""
+        return self.accumulators.evaluate(acc, turn)
+
+    def to_bytes(self) -> bytes:
+        """The net as a file's bytes (the format in the module docstring)."""
+        payload = (array.array("h", self.w1).tobytes() + array.array("h", self.b1).tobytes()
+                   + array.array("h", self.w2).tobytes() + struct.pack("<i", self.b2))
+        if sys.byteorder != "little":
+            raise NetError("writing nets needs a little-endian machine")
+        header = HEADER.pack(MAGIC, FORMAT_VERSION, self.hidden, self.qa, self.qb, self.scale,
+                             FLAG_RESIDUAL if self.residual else 0, len(payload), zlib.crc32(payload))
+        return header + payload
+
+
+def _pack(values: Sequence[int]) -> int:
+    """Signed values as one integer of 16-bit lanes (exact: a negative lane borrows from the
+    next, and adding it to lanes holding their offset gives each lane its sum)."""
+    packed = 0
+    for i, value in enumerate(values):
+        packed += value << (LANE * i)
+    return packed
+
+
+class PackedAccumulators:
+    """Both perspectives' accumulators as one integer of 2N 16-bit lanes (the module docstring):
+    CPython's fastest. ``pruner.engine.makemove.do_move_packed`` adds the columns inline."""
+
+    name = "packed"
+
+    def __init__(self, net: "Net") -> None:
+        hidden = net.hidden
         lanes = 2 * hidden
         self.sign_bits = sum(1 << (LANE * i + LANE - 1) for i in range(lanes))
         self.offsets = sum(LANE_OFFSET << (LANE * i) for i in range(lanes))
-        self.tops = sum(qa << (LANE * i) for i in range(lanes))
+        self.tops = sum(net.qa << (LANE * i) for i in range(lanes))
         self.lane_bytes = lanes * LANE // 8
-        self.w2_white = self.w2[:]
+        self.w2_white = net.w2[:]
         """Output weights in lane order when White is to move (White's perspective first)."""
-        self.w2_black = self.w2[hidden:] + self.w2[:hidden]
-        self.divisor = qa * qb
+        self.w2_black = net.w2[hidden:] + net.w2[:hidden]
+        self.b2, self.scale, self.divisor = net.b2, net.scale, net.qa * net.qb
         half = LANE * hidden
-        rows = [self.w1[f * hidden:(f + 1) * hidden] for f in range(FEATURES)]
+        rows = _rows(net)
         self.columns: List[List[List[int]]] = [[[0] * 64, [0] * 64]]
         """``columns[piece_type][color][square]``: what the piece adds to the packed accumulator."""
         for piece_type in range(1, 7):
@@ -123,7 +193,7 @@ class Net:
                 by_color.append([_pack(rows[feature(1, piece_type, color, sq)])
                                  + (_pack(rows[feature(0, piece_type, color, sq)]) << half) for sq in range(64)])
             self.columns.append(by_color)
-        self.bias = _pack([b + LANE_OFFSET for b in self.b1]) + (_pack([b + LANE_OFFSET for b in self.b1]) << half)
+        self.bias = _pack([b + LANE_OFFSET for b in net.b1]) + (_pack([b + LANE_OFFSET for b in net.b1]) << half)
         """The packed accumulator of an empty board (bias and lane offsets)."""
 
     def accumulator(self, pieces) -> int:
@@ -146,24 +216,126 @@ class Net:
         total = sum(map(mul, self.w2_white if turn else self.w2_black, hidden)) + self.b2
         return total * self.scale // self.divisor
 
-    def to_bytes(self) -> bytes:
-        """The net as a file's bytes (the format in the module docstring)."""
-        payload = (array.array("h", self.w1).tobytes() + array.array("h", self.b1).tobytes()
-                   + array.array("h", self.w2).tobytes() + struct.pack("<i", self.b2))
-        if sys.byteorder != "little":
-            raise NetError("writing nets needs a little-endian machine")
-        header = HEADER.pack(MAGIC, FORMAT_VERSION, self.hidden, self.qa, self.qb, self.scale,
-                             FLAG_RESIDUAL if self.residual else 0, len(payload), zlib.crc32(payload))
-        return header + payload
+
+WORD_LANES = 4
+"""Lanes of 16 bits in one int of ``ListAccumulators``: 64 bits, a machine word on PyPy."""
+_WORD_OFFSETS = sum(LANE_OFFSET << (LANE * j) for j in range(WORD_LANES - 1))
+"""The offsets of a word's lower lanes (its top lane is signed and has none)."""
+_TOP = LANE * (WORD_LANES - 1)
 
 
-def _pack(values: Sequence[int]) -> int:
-    """Signed values as one integer of 16-bit lanes (exact: a negative lane borrows from the
-    next, and adding it to lanes holding their offset gives each lane its sum)."""
-    packed = 0
-    for i, value in enumerate(values):
-        packed += value << (LANE * i)
-    return packed
+class ListAccumulators:
+    """Both perspectives' accumulators as a list of ints, four 16-bit lanes in each (the packed
+    lanes' order, White's perspective first; the last word padded with zero lanes): PyPy's
+    fastest, where each int is a machine word the JIT adds in a register. The lower three
+    lanes of a word hold their value plus 2^15, the top lane its value signed, so a word stays
+    within 64 signed bits on any board ``check_bounds`` allows. A move makes the new list in
+    one loop over the words (``moved``, ``castled``: ``pruner.engine.makemove.do_move_lists``)
+    and the output layer reads the lanes out of each word with the clipped ReLU as
+    ``min(max(value, 0), qa)``."""
+
+    name = "lists"
+
+    def __init__(self, net: "Net") -> None:
+        hidden = net.hidden
+        lanes = 2 * hidden
+        self.words = -(-lanes // WORD_LANES)
+        padding = [0] * (self.words * WORD_LANES - lanes)
+        self.qa = net.qa
+        self.w2_white = net.w2[:] + padding
+        """Output weights in lane order when White is to move (White's perspective first; 0
+        for the padding lanes)."""
+        self.w2_black = net.w2[hidden:] + net.w2[:hidden] + padding
+        self.b2, self.scale, self.divisor = net.b2, net.scale, net.qa * net.qb
+        rows = _rows(net)
+        self.columns: List[List[List[List[int]]]] = [[[[0] * self.words] * 64] * 2]
+        """``columns[piece_type][color][square]``: the piece's lanes as words (without offsets;
+        piece type 0: zeros, what ``moved`` subtracts for a move that captures nothing)."""
+        for piece_type in range(1, 7):
+            self.columns.append([[self._words(rows[feature(1, piece_type, color, sq)]
+                                              + rows[feature(0, piece_type, color, sq)] + padding)
+                                  for sq in range(64)] for color in (0, 1)])
+        self.bias = [word + _WORD_OFFSETS for word in self._words(net.b1 + net.b1 + padding)]
+        """The accumulator of an empty board (bias and the lower lanes' offsets)."""
+
+    def _words(self, values: List[int]) -> List[int]:
+        """Lane values (a multiple of four) as words: value j of a word shifted by 16 j, signed."""
+        return [_pack(values[i:i + WORD_LANES]) for i in range(0, len(values), WORD_LANES)]
+
+    def accumulator(self, pieces) -> List[int]:
+        """The accumulator of a board from scratch; ``pieces``: (piece type, colour, square)."""
+        acc = self.bias[:]
+        columns = self.columns
+        for piece_type, color, square in pieces:
+            column = columns[piece_type][color][square]
+            for i in range(self.words):
+                acc[i] += column[i]
+        return acc
+
+    def evaluate(self, acc: List[int], turn: int) -> int:
+        """The net's score in centipawns, from the side to move (``turn``: 1 White)."""
+        # A word's four lanes written out (an inner loop over a word's lanes, tried with three
+        # lanes a word, ran a third slower on PyPy); the JIT keeps every value a machine integer.
+        weights = self.w2_white if turn else self.w2_black
+        qa = self.qa
+        total = 0
+        i = 0
+        for word in acc:
+            total += (weights[i] * min(max((word & 0xFFFF) - LANE_OFFSET, 0), qa)
+                      + weights[i + 1] * min(max((word >> 16 & 0xFFFF) - LANE_OFFSET, 0), qa)
+                      + weights[i + 2] * min(max((word >> 32 & 0xFFFF) - LANE_OFFSET, 0), qa)
+                      + weights[i + 3] * min(max(word >> _TOP, 0), qa))
+            i += WORD_LANES
+        return (total + self.b2) * self.scale // self.divisor
+
+
+def moved(acc: List[int], added: List[int], removed: List[int], captured: List[int]) -> List[int]:
+    """A list accumulator after a move: ``removed`` the moved piece's column on its old square,
+    ``added`` the moved (or promoted) piece's on its new one, ``captured`` the captured piece's
+    (the zero column when nothing is captured). A new list: the old one stays on the undo stack."""
+    # In this order every partial sum is the accumulator of at most 32 pieces, so each word
+    # stays a machine word (a larger int would turn the list into one of objects on PyPy).
+    # One loop in place on a copy: the loop PyPy's JIT ran fastest of the ones measured
+    # (list comprehensions over zip or range, a fresh list filled in; docs/nnue.md).
+    new = acc[:]
+    for i in range(len(new)):
+        new[i] = new[i] - removed[i] + added[i] - captured[i]
+    return new
+
+
+def castled(acc: List[int], king_to: List[int], king_from: List[int], rook_to: List[int],
+            rook_from: List[int]) -> List[int]:
+    """A list accumulator after castling: the king's and the rook's columns moved."""
+    new = acc[:]
+    for i in range(len(new)):
+        new[i] = new[i] - king_from[i] + king_to[i] - rook_from[i] + rook_to[i]
+    return new
+
+
+REPRESENTATIONS = {"packed": PackedAccumulators, "lists": ListAccumulators}
+"""The accumulator representations by name."""
+REPRESENTATION_VARIABLE = "PRUNER_ACCUMULATOR"
+"""``packed`` or ``lists`` here overrides the interpreter's choice (``default_representation``)."""
+
+
+def default_representation() -> str:
+    """The representation this interpreter runs fastest (``lists`` on PyPy, ``packed`` on
+    CPython and others), or the one ``PRUNER_ACCUMULATOR`` names (another value is ignored:
+    the engine does not stop over a tuning variable)."""
+    chosen = os.environ.get(REPRESENTATION_VARIABLE, "")
+    if chosen in REPRESENTATIONS:
+        return chosen
+    return "lists" if platform.python_implementation() == "PyPy" else "packed"
+
+
+REPRESENTATION = default_representation()
+"""The accumulator representation of the nets this process makes, chosen at import."""
+
+
+def _rows(net: "Net") -> List[List[int]]:
+    """W1's row of each input feature (N weights)."""
+    hidden = net.hidden
+    return [net.w1[f * hidden:(f + 1) * hidden] for f in range(FEATURES)]
 
 
 def check_fields(name: str, hidden: int, qa: int, qb: int, scale: int, flags: int) -> None:

@@ -26,7 +26,7 @@ from pruner.engine.board import Position, in_check as is_in_check, is_insufficie
 from pruner.engine import nnue, timeman
 from pruner.engine.evaluate import Evaluator, evaluate
 from pruner.engine.history import MoveStats
-from pruner.engine.makemove import do_move, do_null, undo_move
+from pruner.engine.makemove import do_move, do_null, mover, undo_move
 from pruner.engine.movegen import generate, is_legal
 from pruner.engine.movepick import (PIECE_VALUE, is_capture, killer_moves, loses_material, ordered_moves, quiet_moves,
                              tactical_moves)
@@ -191,6 +191,9 @@ class SearchRun:
         """... and the one that may leave the net out (``SearchParams.lazy_net_margin``)."""
         self.pos = pos
         """The search's own board (``pruner.engine.board.Position``, set up with the evaluator)."""
+        self.do_move = mover(pos)
+        """``pruner.engine.makemove.do_move``'s body for ``pos``'s accumulator (packed, a list or
+        none), bound once: the tree calls it without the dispatch."""
         self.keys = keys
         """Zobrist keys of the positions since the last irreversible move, the root's last,
         then one per ply of the current line."""
@@ -553,6 +556,7 @@ class Searcher:
         keys = run.keys
         pv_table = run.pv
         pruning = self.params.pruning
+        do_move = run.do_move
         original_alpha = alpha
         best, best_pv = -INF, [moves[0]]
         for index, move in enumerate(moves):
@@ -802,6 +806,7 @@ class Searcher:
         # +- 50 Elo at 5+0.05, 120 games. docs/lab/strength.md lists the techniques tried since,
         # none adopted, with the commit each can be revived from.)
         keys = run.keys
+        do_move = run.do_move
         stats = self.stats
         history = stats.history
         killers = stats.killers(ply)
@@ -930,6 +935,7 @@ class Searcher:
             moves = tactical_moves(pos, False)
         delta = self.params.delta_margin if self.params.pruning and not in_check else None
         squares = pos.squares
+        do_move = run.do_move
         for move in moves:
             if delta is not None:
                 # Delta pruning: even winning the victim for free cannot reach alpha.

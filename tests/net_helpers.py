@@ -35,13 +35,15 @@ def damaged_copies(folder):
     return out
 
 
-def random_net(seed, hidden=8, extreme=False, residual=True):
+def random_net(seed, hidden=8, extreme=False, residual=True, representation=None):
     """A net of random weights within the lane bounds (``extreme``: at the bounds, so a wrong
-    carry between lanes would show)."""
+    carry between lanes would show), its accumulators in ``representation`` (None: the
+    interpreter's, ``pruner.engine.nnue.REPRESENTATION``)."""
     rng = random.Random(seed)
     limit = (nnue.LANE_OFFSET - 257) // (nnue.MAX_PIECES + 1)
     pick = (lambda: rng.choice((-limit, limit))) if extreme else (lambda: rng.randint(-300, 300))
     w1 = [pick() for _ in range(nnue.FEATURES * hidden)]
     b1 = [rng.randint(-limit, limit) if extreme else rng.randint(-100, 300) for _ in range(hidden)]
     w2 = [rng.randint(-500, 500) for _ in range(2 * hidden)]
-    return nnue.Net(hidden, 255, 64, 400, residual, w1, b1, w2, rng.randint(-2000, 2000), name="random")
+    return nnue.Net(hidden, 255, 64, 400, residual, w1, b1, w2, rng.randint(-2000, 2000), name="random",
+                    representation=representation)

@@ -1,5 +1,6 @@
 """The learned evaluation (``pruner.engine.nnue``, issue 47): the accumulator kept by make/unmake
-equals the one computed from scratch on 10,000 positions of games, the evaluation is the same
+equals the one computed from scratch on 10,000 positions of games (in both accumulator
+representations: tests/engine/test_accumulators.py compares them), the evaluation is the same
 for a position and its colour-flipped twin, the file format round-trips and refuses damaged or
 foreign files by name, and a net whose lanes could overflow is refused."""
 
@@ -70,9 +71,10 @@ def game_boards(limit):
     return out[:limit]
 
 
+@pytest.mark.parametrize("representation", ["packed", "lists"])
 @pytest.mark.parametrize("extreme", [False, True])
-def test_incremental_accumulator_equals_scratch_on_10000_positions(net_in_use, extreme):
-    net = random_net(3, extreme=extreme)
+def test_incremental_accumulator_equals_scratch_on_10000_positions(net_in_use, extreme, representation):
+    net = random_net(3, extreme=extreme, representation=representation)
     net_in_use(net)
     checked = kinds = 0
     seen = set()
@@ -92,9 +94,10 @@ def test_incremental_accumulator_equals_scratch_on_10000_positions(net_in_use, e
     assert checked == 10000 and seen == {"capture", "castle", "promotion", "quiet"}, seen
 
 
-def test_the_packed_evaluation_equals_the_lane_by_lane_reference():
+@pytest.mark.parametrize("representation", ["packed", "lists"])
+def test_the_evaluation_equals_the_lane_by_lane_reference(representation):
     for seed, extreme in ((1, False), (2, True)):
-        net = random_net(seed, extreme=extreme)
+        net = random_net(seed, extreme=extreme, representation=representation)
         for board, _ in game_boards(300):
             acc = net.accumulator(nnue.board_pieces(board))
             assert net.evaluate(acc, 1 if board.turn else 0) == reference(net, board), board.fen()

@@ -1,0 +1,188 @@
+"""The net's two accumulator representations (``pruner.engine.nnue``, issue 52 step 2): the
+packed integer (CPython's) and the list of four-lane words (PyPy's), both tested on whichever
+interpreter runs the tests. On 10,000 positions of random playouts from the start and from the
+EPD fixtures, played through ``do_move``, ``do_null`` and ``undo_move`` with captures,
+promotions, castling and en passant, each representation's incremental accumulator equals its
+accumulator from scratch, and its evaluation is the packed one's from scratch (today's
+evaluation) bit for bit, also for nets at the lanes' bounds and a hidden size that leaves a
+word half empty; a search with either gives the same nodes, score and line; the interpreter
+chooses the representation and ``PRUNER_ACCUMULATOR`` overrides it."""
+
+import os
+import platform
+import random
+
+import chess
+import pytest
+
+from pruner.engine import evaluate as evaluation, nnue
+from pruner.engine.attacks import from_move
+from pruner.engine.board import Position
+from pruner.engine.makemove import do_move, do_move_lists, do_move_packed, do_null, mover, undo_move
+from pruner.engine.search import Searcher, SearchParams
+from pruner.engine.types import Limits
+from net_helpers import random_net
+from paths import EPD
+
+REPRESENTATIONS = ("packed", "lists")
+
+
+def start_boards():
+    """The start position, then every position of the EPD fixtures (the perft suites hold
+    castling, en passant and promotions in reach; Chess960 its castling layouts)."""
+    boards = [chess.Board()]
+    for name, chess960 in (("perft_standard.epd", False), ("perft_chess960.epd", True),
+                           ("wac.epd", False), ("bk.epd", False)):
+        with open(os.path.join(EPD, name)) as handle:
+            for line in handle:
+                if line.strip():
+                    board = chess.Board(None, chess960=chess960)
+                    board.set_epd(line)  # the EPD's operations (bm, id, perft counts) are not needed
+                    boards.append(board)
+    return boards
+
+
+def scratch(packed, board):
+    """Today's evaluation of ``board`` from scratch (``packed``: a net's ``PackedAccumulators``):
+    the packed accumulator of its pieces."""
+    return packed.evaluate(packed.accumulator(nnue.board_pieces(board)), 1 if board.turn else 0)
+
+
+def check_playouts(net, count, seed):
+    """Random playouts of ``count`` positions in all, one ``Position`` per representation moved
+    side by side: after each move, null move or take-back, each one's accumulator equals its
+    accumulator from scratch and its evaluation today's from scratch. Returns the kinds of
+    step seen."""
+    nets = {name: net.in_representation(name) for name in REPRESENTATIONS}
+    evaluators = {name: evaluation.Evaluator(net=nets[name]) for name in REPRESENTATIONS}
+    rng = random.Random(seed)
+    boards = start_boards()
+    # Half the playouts start where en passant or a promotion is legal: few random
+    # playouts reach one.
+    rare = [b for b in boards if any(b.is_en_passant(m) or m.promotion for m in b.legal_moves)]
+    seen = {}
+    checked = 0
+    while checked < count:
+        board = rng.choice(rare if rng.random() < 0.5 else boards).copy(stack=False)
+        positions = {name: Position(board, evaluators[name]) for name in REPRESENTATIONS}
+        history = []  # (kind, accumulators before the step)
+        for _ in range(rng.randrange(10, 80)):
+            moves = list(board.legal_moves)
+            roll = rng.random()
+            if history and roll < 0.15:
+                kind = "take-back"
+                before = history.pop()[1]
+                for pos in positions.values():
+                    undo_move(pos)
+                board.pop()
+                assert {name: pos.acc for name, pos in positions.items()} == before, board.fen()
+            elif roll < 0.25 and not board.is_check():
+                kind = "null"
+                history.append((kind, {name: pos.acc for name, pos in positions.items()}))
+                for pos in positions.values():
+                    do_null(pos)
+                board.push(chess.Move.null())
+            elif moves:
+                # Castling, en passant and promotions four times in five when there are some,
+                # captures a third of the other times (random moves alone reach few of the first three).
+                special = [m for m in moves if m.promotion or board.is_castling(m) or board.is_en_passant(m)]
+                captures = [m for m in moves if board.is_capture(m)]
+                roll = rng.random()
+                pool = special if special and roll < 0.8 else captures if captures and roll < 0.87 else moves
+                move = rng.choice(pool)
+                kind = ("castling" if board.is_castling(move) else "en passant" if board.is_en_passant(move)
+                        else "promotion" if move.promotion else "capture" if board.is_capture(move) else "quiet")
+                history.append((kind, {name: pos.acc for name, pos in positions.items()}))
+                for pos in positions.values():
+                    gives_check = do_move(pos, from_move(move))
+                board.push(move)
+                assert gives_check == board.is_check()
+            else:
+                break
+            seen[kind] = seen.get(kind, 0) + 1
+            expected = scratch(nets["packed"].accumulators, board)
+            turn = 1 if board.turn else 0
+            for name, pos in positions.items():
+                accumulators = nets[name].accumulators
+                assert pos.acc == accumulators.accumulator(nnue.board_pieces(board)), (name, board.fen(), kind)
+                assert accumulators.evaluate(pos.acc, turn) == expected, (name, board.fen(), kind)
+            # Every word a machine word (a larger int would make PyPy's list one of objects).
+            assert all(-2 ** 63 <= word < 2 ** 63 for word in positions["lists"].acc), board.fen()
+            checked += 1
+            if checked == count:
+                break
+    return seen
+
+
+def test_both_representations_equal_todays_evaluation_on_10000_positions():
+    net = nnue.shipped_net()[0]
+    assert net is not None
+    seen = check_playouts(net, 10000, seed=52)
+    assert set(seen) == {"quiet", "capture", "castling", "en passant", "promotion", "null", "take-back"}, seen
+    assert min(seen.values()) >= 25, seen
+
+
+@pytest.mark.parametrize("hidden", [8, 3])
+def test_nets_at_the_lanes_bounds_and_a_half_empty_word_evaluate_the_same(hidden):
+    # Weights at +-the bound the trainer keeps: a carry between lanes or a word leaving its
+    # 64 bits would change a lane; 3 hidden units leave two padding lanes in the last word.
+    assert check_playouts(random_net(7 + hidden, hidden=hidden, extreme=True), 2000, seed=hidden)
+    assert check_playouts(random_net(9 + hidden, hidden=hidden), 1000, seed=hidden + 1)
+
+
+def test_each_representation_has_its_do_move_body():
+    net = random_net(3)
+    board = chess.Board()
+    assert mover(Position(board, evaluation.Evaluator(net=net.in_representation("packed")))) is do_move_packed
+    assert mover(Position(board, evaluation.Evaluator(net=net.in_representation("lists")))) is do_move_lists
+    classical = Position(board, evaluation.Evaluator(net=None))
+    assert mover(classical) is do_move_packed
+    assert classical.columns is None and classical.list_columns is None  # no accumulator work at all
+    do_move(classical, from_move(chess.Move.from_uci("e2e4")))
+    assert classical.acc == 0
+
+
+def test_a_search_is_the_same_with_either_representation(tmp_path, monkeypatch):
+    path = str(tmp_path / "net.nnue")
+    with open(path, "wb") as handle:
+        handle.write(nnue.shipped_net()[0].to_bytes())
+    results = {}
+    for name in REPRESENTATIONS:
+        monkeypatch.setattr(nnue, "REPRESENTATION", name)
+        nnue.read_named(path)  # the net under this name now in this representation
+        searcher = Searcher(4, SearchParams(evalfile=path))
+        assert searcher.evaluator.net.representation == name
+        lines = []
+        for fen in ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", "4k3/1P6/8/3pP3/8/8/8/R3K2R w KQ d6 0 2"):
+            result = searcher.search(chess.Board(fen), Limits(depth=4))
+            lines.append((result.nodes, result.score, result.best_move, result.lines[0].pv))
+        results[name] = lines
+    assert results["packed"] == results["lists"]
+
+
+def test_the_interpreter_chooses_and_the_variable_overrides(monkeypatch):
+    monkeypatch.delenv(nnue.REPRESENTATION_VARIABLE, raising=False)
+    monkeypatch.setattr(platform, "python_implementation", lambda: "PyPy")
+    assert nnue.default_representation() == "lists"
+    monkeypatch.setattr(platform, "python_implementation", lambda: "CPython")
+    assert nnue.default_representation() == "packed"
+    monkeypatch.setenv(nnue.REPRESENTATION_VARIABLE, "lists")
+    assert nnue.default_representation() == "lists"
+    monkeypatch.setenv(nnue.REPRESENTATION_VARIABLE, "bits")  # not one: the interpreter's choice
+    assert nnue.default_representation() == "packed"
+    assert random_net(1, representation="lists").representation == "lists"
+    with pytest.raises(ValueError, match="packed, lists"):
+        random_net(1, representation="bits")
+
+
+def test_this_process_uses_its_interpreters_representation_unless_told_otherwise():
+    chosen = os.environ.get(nnue.REPRESENTATION_VARIABLE)
+    if chosen in REPRESENTATIONS:
+        assert nnue.REPRESENTATION == chosen
+    else:
+        assert nnue.REPRESENTATION == ("lists" if platform.python_implementation() == "PyPy" else "packed")
+    net = nnue.shipped_net()[0]
+    assert net.representation == nnue.REPRESENTATION
+    assert isinstance(Position(chess.Board()).acc, list if nnue.REPRESENTATION == "lists" else int)
+
