@@ -478,13 +478,19 @@ def _position_evaluation(evaluator: Evaluator):
         value = eval_cache.get(pos.key)
         if value is not None:
             return value
-        if net is not None and net.residual:
-            value = classical_position(pos)
-            if value - margin >= beta or value + margin <= alpha:
-                if not -EVAL_LIMIT <= value <= EVAL_LIMIT:
-                    value = EVAL_LIMIT if value > 0 else -EVAL_LIMIT
-                return value
-        return evaluate_position(pos)
+        if net is None or not net.residual:
+            return evaluate_position(pos)
+        classical = value = classical_position(pos)
+        outside = classical - margin >= beta or classical + margin <= alpha
+        if not outside:  # the net too, on the classical score computed once
+            value = classical + net_evaluate(pos.acc, pos.turn)
+        if not -EVAL_LIMIT <= value <= EVAL_LIMIT:
+            value = EVAL_LIMIT if value > 0 else -EVAL_LIMIT
+        if not outside:
+            if len(eval_cache) >= _EVAL_CACHE_MAX:
+                eval_cache.clear()
+            eval_cache[pos.key] = value
+        return value
 
     return evaluate_position, classical_position, pawn_entries, eval_cache, evaluate_outside
 
