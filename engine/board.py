@@ -67,6 +67,8 @@ class Position:
         net or with a list accumulator: ``do_move_packed`` then leaves ``acc`` alone)."""
         self.list_columns = evaluator.list_columns
         """``Evaluator.list_columns``: the net's columns as lists (``do_move_lists``), or None."""
+        self.lazy = evaluator.lazy
+        """``Evaluator.lazy``: whether ``acc`` is a ``pruner.engine.nnue.Pending`` node (``do_move_lazy``)."""
         self.stack: list = []
         """What ``undo_move`` needs, one entry per move made."""
 

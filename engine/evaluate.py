@@ -91,9 +91,13 @@ class Evaluator:
         """The net's packed columns, ``columns[piece_type][color][square]``, which
         ``pruner.engine.makemove.do_move_packed`` adds to ``Position.acc`` inline; None without
         a net (no accumulator work at all) or with one of another representation."""
-        self.list_columns = net.columns if representation == "lists" else None
+        self.list_columns = net.columns if representation in ("lists", "lazy") else None
         """The net's columns as lists (``pruner.engine.nnue.ListAccumulators``), which
-        ``pruner.engine.makemove.do_move_lists`` updates ``Position.acc`` with; None otherwise."""
+        ``pruner.engine.makemove.do_move_lists`` updates ``Position.acc`` with (or
+        ``do_move_lazy`` defers to the evaluation); None otherwise."""
+        self.lazy = representation == "lazy"
+        """Whether the list accumulator is brought up to date only at an evaluation
+        (``pruner.engine.nnue.LazyAccumulators``)."""
         self.passed_mg, self.passed_eg = module.PASSED_MG, module.PASSED_EG
         """Passed pawn bonus by relative rank (index 1 = second rank), middlegame and endgame."""
         self.isolated, self.doubled = module.ISOLATED, module.DOUBLED

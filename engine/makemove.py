@@ -22,7 +22,7 @@ import chess
 from pruner.engine.attacks import BETWEEN, BISHOP_RAYS, KNIGHT, LINE, PAWN_ATTACKS, ROOK_RAYS, SQUARES, signed
 from pruner.engine.board import Position, in_check
 from pruner.engine.evaluate import PHASE_INC
-from pruner.engine.nnue import castled, moved
+from pruner.engine.nnue import Pending, castled, moved
 from pruner.engine.zobrist import EP_KEYS, PIECE_KEYS, TURN_KEY, castle_key
 
 _RANK_1 = signed(chess.BB_RANK_1)
@@ -39,15 +39,16 @@ def do_move(pos: Position, move: int) -> bool:
     Returns whether the move gives check (the side to move now is in check). Whatever ``pos``'s
     accumulator: ``do_move_packed`` or ``do_move_lists``, as ``mover`` says (the search calls
     that one itself, one call fewer)."""
-    if pos.list_columns is not None:
-        return do_move_lists(pos, move)
-    return do_move_packed(pos, move)
+    return mover(pos)(pos, move)
 
 
 def mover(pos: Position):
     """The ``do_move`` body for ``pos``: ``do_move_lists`` when its net's accumulator is a list,
-    else ``do_move_packed`` (a packed one, or none without a net)."""
-    return do_move_lists if pos.list_columns is not None else do_move_packed
+    ``do_move_lazy`` when it is a lazy one, else ``do_move_packed`` (a packed one, or none
+    without a net)."""
+    if pos.list_columns is None:
+        return do_move_packed
+    return do_move_lazy if pos.lazy else do_move_lists
 
 
 def do_move_packed(pos: Position, move: int) -> bool:
@@ -292,6 +293,33 @@ def do_move_lists(pos: Position, move: int) -> bool:
     else:
         captured = columns[entry[14]][them][to]
     pos.acc = moved(pos.acc, columns[pos.squares[to]][us][to], columns[entry[12]][us][frm], captured)
+    return gives_check
+
+
+def do_move_lazy(pos: Position, move: int) -> bool:
+    """``do_move`` on a position whose net's accumulator is lazy (``Position.lazy``,
+    ``nnue.LazyAccumulators``): as ``do_move_lists``, but the new accumulator is a
+    ``nnue.Pending`` node holding the columns, computed only when the position is evaluated."""
+    # PyPy's path: the update's loop over the words is paid only by positions evaluated
+    # (docs/nnue.md: the evaluation cache answers about 40% of the search's evaluations).
+    gives_check = do_move_packed(pos, move)
+    entry = pos.stack[-1]
+    frm = entry[11]
+    to = entry[13]
+    extra = entry[15]
+    columns = pos.list_columns
+    them = pos.turn
+    us = them ^ 1
+    if extra:
+        square = extra[0][0]
+        if len(extra) == 2:  # castling: (king's square, rook's square), the king came from frm, the rook from to
+            kings, rooks = columns[6][us], columns[4][us]
+            pos.acc = Pending(None, pos.acc, kings[square], kings[frm], rooks[to], rooks[extra[1][0]])
+            return gives_check
+        captured = columns[1][them][square]  # en passant
+    else:
+        captured = columns[entry[14]][them][to]
+    pos.acc = Pending(None, pos.acc, columns[pos.squares[to]][us][to], columns[entry[12]][us][frm], captured, None)
     return gives_check
 
 

@@ -9,7 +9,7 @@ scaled to centipawns.
 
 Each interpreter keeps the accumulators in the representation it runs fastest
 (``REPRESENTATION``, chosen at import by ``platform.python_implementation()``;
-``PRUNER_ACCUMULATOR=packed|lists`` overrides it, so the tests run both on both interpreters;
+``PRUNER_ACCUMULATOR=packed|lists|lazy`` overrides it, so the tests run both on both interpreters;
 a ``Net`` made with ``representation=`` uses that one). The evaluation is the same integer
 either way, bit for bit.
 
@@ -26,6 +26,11 @@ either way, bit for bit.
   (``moved``, ``castled``, after the board's update: ``pruner.engine.makemove.do_move_lists``)
   and the output layer reads the lanes out of each word, clipped as ``min(max(v, 0), qa)``.
   One int a lane evaluated as fast but made a move cost twice as much.
+* ``lazy`` (a choice, no interpreter's default): the lists, but a move only records its
+  columns (``Pending``, ``pruner.engine.makemove.do_move_lazy``) and the evaluation computes the
+  list (``settled``). In the bench a third of the moves are never evaluated, which with N = 64
+  just pays for the node objects (PyPy's bench 8 the same time as ``lists``); with N = 256 it
+  searched 17% faster (docs/nnue.md).
 
 Either way ``pruner.engine.makemove`` keeps the old accumulator on its undo stack, so taking a
 move back is free. Measured (scripts/accumulator_bench.py, docs/nnue.md "The network"): on PyPy
@@ -204,6 +209,10 @@ class PackedAccumulators:
             acc += columns[piece_type][color][square]
         return acc
 
+    def value(self, acc: int) -> int:
+        """The accumulator ``acc`` stands for: itself (``LazyAccumulators.value`` computes one)."""
+        return acc
+
     def evaluate(self, acc: int, turn: int) -> int:
         """The net's score in centipawns, from the side to move (``turn``: 1 White)."""
         sign = self.sign_bits
@@ -272,6 +281,10 @@ class ListAccumulators:
                 acc[i] += column[i]
         return acc
 
+    def value(self, acc: List[int]) -> List[int]:
+        """The accumulator ``acc`` stands for: itself (``LazyAccumulators.value`` computes one)."""
+        return acc
+
     def evaluate(self, acc: List[int], turn: int) -> int:
         """The net's score in centipawns, from the side to move (``turn``: 1 White)."""
         # A word's four lanes written out (an inner loop over a word's lanes, tried with three
@@ -312,7 +325,70 @@ def castled(acc: List[int], king_to: List[int], king_from: List[int], rook_to: L
     return new
 
 
-REPRESENTATIONS = {"packed": PackedAccumulators, "lists": ListAccumulators}
+class Pending:
+    """A lazy accumulator (``LazyAccumulators``): ``acc``, the list accumulator once computed
+    (None until an evaluation needs it), else how to compute it: the accumulator before the
+    move (``prev``, another ``Pending``) and the move's columns, as ``moved`` takes them, or
+    for castling (``rook_to`` not None) the king's move in ``added``/``removed`` and the rook's
+    in ``rook_to``/``captured``. Mutable on purpose: the node the undo stack and the children
+    share is computed at most once, whichever of them asks first."""
+
+    __slots__ = ("acc", "prev", "added", "removed", "captured", "rook_to")
+
+    def __init__(self, acc, prev, added, removed, captured, rook_to) -> None:
+        self.acc = acc
+        self.prev = prev
+        self.added = added
+        self.removed = removed
+        self.captured = captured
+        self.rook_to = rook_to
+
+
+def settled(node: Pending) -> List[int]:
+    """The list accumulator of ``node``, computed now from the nearest computed one before it
+    (each node on the way keeps its list, so a sibling's evaluation does not compute it again)."""
+    acc = node.acc
+    if acc is not None:
+        return acc
+    chain = []
+    while acc is None:
+        chain.append(node)
+        node = node.prev
+        acc = node.acc
+    for node in reversed(chain):
+        if node.rook_to is None:
+            acc = moved(acc, node.added, node.removed, node.captured)
+        else:
+            acc = castled(acc, node.added, node.removed, node.rook_to, node.captured)
+        node.acc = acc
+        node.prev = None  # the chain behind a computed node is never read again: let it go
+    return acc
+
+
+class LazyAccumulators(ListAccumulators):
+    """``ListAccumulators`` brought up to date only when a position is evaluated: a move makes
+    a ``Pending`` node (``pruner.engine.makemove.do_move_lazy``) instead of a new list, and the
+    evaluation computes it (``settled``). A node the search never evaluates (cut by the
+    transposition table, answered by the evaluation cache, in check, ...) never pays the
+    update. The accumulator a position holds is a ``Pending``; ``value`` gives its list."""
+
+    name = "lazy"
+
+    def accumulator(self, pieces) -> Pending:
+        """A computed node holding the list accumulator of a board from scratch."""
+        return Pending(ListAccumulators.accumulator(self, pieces), None, None, None, None, None)
+
+    def evaluate(self, acc: Pending, turn: int) -> int:
+        """The net's score in centipawns, from the side to move (``turn``: 1 White); computes
+        ``acc`` first if it is pending."""
+        return ListAccumulators.evaluate(self, settled(acc), turn)
+
+    def value(self, acc: Pending) -> List[int]:
+        """The list accumulator ``acc`` stands for (computed now if pending)."""
+        return settled(acc)
+
+
+REPRESENTATIONS = {"packed": PackedAccumulators, "lists": ListAccumulators, "lazy": LazyAccumulators}
 """The accumulator representations by name."""
 REPRESENTATION_VARIABLE = "PRUNER_ACCUMULATOR"
 """``packed`` or ``lists`` here overrides the interpreter's choice (``default_representation``)."""

@@ -1,9 +1,10 @@
-"""The net's two accumulator representations (``pruner.engine.nnue``, issue 52 step 2): the
-packed integer (CPython's) and the list of four-lane words (PyPy's), both tested on whichever
-interpreter runs the tests. On 10,000 positions of random playouts from the start and from the
+"""The net's accumulator representations (``pruner.engine.nnue``, issue 52 step 2): the
+packed integer (CPython's), the list of four-lane words, and the same lists brought up to date
+only when evaluated (PyPy's), all tested on whichever interpreter runs the tests. On 10,000 positions of random playouts from the start and from the
 EPD fixtures, played through ``do_move``, ``do_null`` and ``undo_move`` with captures,
 promotions, castling and en passant, each representation's incremental accumulator equals its
-accumulator from scratch, and its evaluation is the packed one's from scratch (today's
+accumulator from scratch (a lazy one also when checked only now and then, so that chains of
+pending moves and take-backs over them are computed), and its evaluation is the packed one's from scratch (today's
 evaluation) bit for bit, also for nets at the lanes' bounds and a hidden size that leaves a
 word half empty; a search with either gives the same nodes, score and line; the interpreter
 chooses the representation and ``PRUNER_ACCUMULATOR`` overrides it."""
@@ -18,13 +19,18 @@ import pytest
 from pruner.engine import evaluate as evaluation, nnue
 from pruner.engine.attacks import from_move
 from pruner.engine.board import Position
-from pruner.engine.makemove import do_move, do_move_lists, do_move_packed, do_null, mover, undo_move
+from pruner.engine.makemove import do_move, do_move_lazy, do_move_lists, do_move_packed, do_null, mover, undo_move
 from pruner.engine.search import Searcher, SearchParams
 from pruner.engine.types import Limits
 from net_helpers import random_net
 from paths import EPD
 
-REPRESENTATIONS = ("packed", "lists")
+REPRESENTATIONS = ("packed", "lists", "lazy")
+SELDOM = "lazy, checked now and then"
+"""A lazy position whose accumulator is looked at after a quarter of the steps only: the others
+leave chains of pending nodes, which a later evaluation or take-back meets."""
+KINDS = dict({name: name for name in REPRESENTATIONS}, **{SELDOM: "lazy"})
+"""The positions each playout moves side by side, and their representations."""
 
 
 def start_boards():
@@ -54,7 +60,7 @@ def check_playouts(net, count, seed):
     accumulator from scratch and its evaluation today's from scratch. Returns the kinds of
     step seen."""
     nets = {name: net.in_representation(name) for name in REPRESENTATIONS}
-    evaluators = {name: evaluation.Evaluator(net=nets[name]) for name in REPRESENTATIONS}
+    evaluators = {label: evaluation.Evaluator(net=nets[kind]) for label, kind in KINDS.items()}
     rng = random.Random(seed)
     boards = start_boards()
     # Half the playouts start where en passant or a promotion is legal: few random
@@ -64,8 +70,8 @@ def check_playouts(net, count, seed):
     checked = 0
     while checked < count:
         board = rng.choice(rare if rng.random() < 0.5 else boards).copy(stack=False)
-        positions = {name: Position(board, evaluators[name]) for name in REPRESENTATIONS}
-        history = []  # (kind, accumulators before the step)
+        positions = {label: Position(board, evaluators[label]) for label in KINDS}
+        history = []  # (kind, accumulators before the step: the objects, which a take-back restores)
         for _ in range(rng.randrange(10, 80)):
             moves = list(board.legal_moves)
             roll = rng.random()
@@ -75,10 +81,10 @@ def check_playouts(net, count, seed):
                 for pos in positions.values():
                     undo_move(pos)
                 board.pop()
-                assert {name: pos.acc for name, pos in positions.items()} == before, board.fen()
+                assert all(pos.acc is before[label] for label, pos in positions.items()), board.fen()
             elif roll < 0.25 and not board.is_check():
                 kind = "null"
-                history.append((kind, {name: pos.acc for name, pos in positions.items()}))
+                history.append((kind, {label: pos.acc for label, pos in positions.items()}))
                 for pos in positions.values():
                     do_null(pos)
                 board.push(chess.Move.null())
@@ -92,7 +98,7 @@ def check_playouts(net, count, seed):
                 move = rng.choice(pool)
                 kind = ("castling" if board.is_castling(move) else "en passant" if board.is_en_passant(move)
                         else "promotion" if move.promotion else "capture" if board.is_capture(move) else "quiet")
-                history.append((kind, {name: pos.acc for name, pos in positions.items()}))
+                history.append((kind, {label: pos.acc for label, pos in positions.items()}))
                 for pos in positions.values():
                     gives_check = do_move(pos, from_move(move))
                 board.push(move)
@@ -102,12 +108,18 @@ def check_playouts(net, count, seed):
             seen[kind] = seen.get(kind, 0) + 1
             expected = scratch(nets["packed"].accumulators, board)
             turn = 1 if board.turn else 0
-            for name, pos in positions.items():
-                accumulators = nets[name].accumulators
-                assert pos.acc == accumulators.accumulator(nnue.board_pieces(board)), (name, board.fen(), kind)
-                assert accumulators.evaluate(pos.acc, turn) == expected, (name, board.fen(), kind)
+            look_now = rng.random() < 0.25
+            for label, pos in positions.items():
+                if label == SELDOM and not look_now:
+                    continue
+                accumulators = nets[KINDS[label]].accumulators
+                scratch_acc = accumulators.value(accumulators.accumulator(nnue.board_pieces(board)))
+                assert accumulators.value(pos.acc) == scratch_acc, (label, board.fen(), kind)
+                assert accumulators.evaluate(pos.acc, turn) == expected, (label, board.fen(), kind)
             # Every word a machine word (a larger int would make PyPy's list one of objects).
-            assert all(-2 ** 63 <= word < 2 ** 63 for word in positions["lists"].acc), board.fen()
+            for label in ("lists", "lazy"):
+                assert all(-2 ** 63 <= word < 2 ** 63 for word in nets[KINDS[label]].accumulators.value(
+                    positions[label].acc)), board.fen()
             checked += 1
             if checked == count:
                 break
@@ -135,6 +147,7 @@ def test_each_representation_has_its_do_move_body():
     board = chess.Board()
     assert mover(Position(board, evaluation.Evaluator(net=net.in_representation("packed")))) is do_move_packed
     assert mover(Position(board, evaluation.Evaluator(net=net.in_representation("lists")))) is do_move_lists
+    assert mover(Position(board, evaluation.Evaluator(net=net.in_representation("lazy")))) is do_move_lazy
     classical = Position(board, evaluation.Evaluator(net=None))
     assert mover(classical) is do_move_packed
     assert classical.columns is None and classical.list_columns is None  # no accumulator work at all
@@ -158,7 +171,7 @@ def test_a_search_is_the_same_with_either_representation(tmp_path, monkeypatch):
             result = searcher.search(chess.Board(fen), Limits(depth=4))
             lines.append((result.nodes, result.score, result.best_move, result.lines[0].pv))
         results[name] = lines
-    assert results["packed"] == results["lists"]
+    assert results["packed"] == results["lists"] == results["lazy"]
 
 
 def test_the_interpreter_chooses_and_the_variable_overrides(monkeypatch):
@@ -184,5 +197,31 @@ def test_this_process_uses_its_interpreters_representation_unless_told_otherwise
         assert nnue.REPRESENTATION == ("lists" if platform.python_implementation() == "PyPy" else "packed")
     net = nnue.shipped_net()[0]
     assert net.representation == nnue.REPRESENTATION
-    assert isinstance(Position(chess.Board()).acc, list if nnue.REPRESENTATION == "lists" else int)
+    assert isinstance(Position(chess.Board()).acc, {"lists": list, "lazy": nnue.Pending}.get(nnue.REPRESENTATION, int))
 
+
+
+def test_a_lazy_accumulator_waits_for_an_evaluation_and_is_computed_once():
+    net = random_net(5).in_representation("lazy")
+    accumulators = net.accumulators
+    pos = Position(chess.Board(), evaluation.Evaluator(net=net))
+    root = pos.acc
+    assert isinstance(root, nnue.Pending) and root.acc is not None  # from scratch: computed
+    do_move(pos, from_move(chess.Move.from_uci("e2e4")))
+    first = pos.acc
+    do_move(pos, from_move(chess.Move.from_uci("e7e5")))
+    second = pos.acc
+    assert first.acc is None and second.acc is None and second.prev is first  # nothing computed yet
+    board = chess.Board()
+    board.push_uci("e2e4")
+    board.push_uci("e7e5")
+    expected = accumulators.value(accumulators.accumulator(nnue.board_pieces(board)))
+    assert accumulators.value(pos.acc) == expected
+    assert first.acc is not None and second.prev is None  # the chain computed on the way, and let go
+    computed = first.acc
+    undo_move(pos)
+    assert pos.acc is first
+    do_move(pos, from_move(chess.Move.from_uci("d7d5")))  # a sibling builds on the computed parent
+    assert pos.acc.prev is first and first.acc is computed
+    do_null(pos)
+    assert pos.acc.acc is None  # a null move shares the node: it changes no piece

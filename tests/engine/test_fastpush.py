@@ -16,6 +16,7 @@ from pathlib import Path
 import chess
 import pytest
 
+from pruner.engine import evaluate as evaluation
 from pruner.engine.attacks import from_move, unsigned
 from pruner.engine.board import Position
 from pruner.engine.makemove import do_move, do_null, undo_move
@@ -47,9 +48,12 @@ def _boards(name, chess960):
 
 
 def fields(pos):
-    """Everything ``do_move`` changes, as comparable values (the move stack's depth too)."""
+    """Everything ``do_move`` changes, as comparable values (the move stack's depth too; the
+    accumulator as the value it stands for, which a lazy one computes now)."""
+    net = evaluation.DEFAULT.net
+    acc = net.accumulators.value(pos.acc) if net is not None else pos.acc
     return (tuple(pos.bb[1:]), tuple(pos.occ), pos.occupied, tuple(pos.squares[:64]), pos.turn, pos.castling,
-            pos.ep, pos.hmc, tuple(pos.king_squares), pos.key, pos.mg, pos.eg, pos.phase, pos.acc, len(pos.stack))
+            pos.ep, pos.hmc, tuple(pos.king_squares), pos.key, pos.mg, pos.eg, pos.phase, acc, len(pos.stack))
 
 
 def _pushed(board, move):
