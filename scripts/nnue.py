@@ -125,6 +125,7 @@ def cmd_prepare(options) -> int:
 
 
 def cmd_train(options) -> int:
+    from pruner.engine import nnue
     from pruner.lab.nnuelib import train
     settings = train.TrainSettings(hidden=options.hidden, epochs=options.epochs, batch=options.batch, lr=options.lr,
                                    lam=options.lam, residual=not options.replace, seed=options.seed,
@@ -138,7 +139,19 @@ def cmd_train(options) -> int:
     else:
         settings.teacher_scale = options.teacher_scale
     print("settings: %s" % train.describe_settings(settings))
-    model = train.train(data, settings, report=lambda line: print(line, flush=True))
+    start = None
+    if options.init:
+        try:
+            start = nnue.load(options.init)
+        except nnue.NetError as error:
+            print("nnue.py train: --init: %s" % error, file=sys.stderr)
+            return 2
+        print("starting from %s (sha256 %s)" % (options.init, start.sha256))
+    try:
+        model = train.train(data, settings, report=lambda line: print(line, flush=True), start=start)
+    except ValueError as error:
+        print("nnue.py train: --init %s: %s" % (options.init, error), file=sys.stderr)
+        return 2
     net = model.to_net()
     with open(options.output + ".tmp", "wb") as handle:
         handle.write(net.to_bytes())
@@ -202,6 +215,8 @@ def main(argv=None) -> int:
     tr.add_argument("--holdout", type=int, default=50, help="hold out one game in this many")
     tr.add_argument("--weight-decay", type=float, default=3.0, help="AdamW decay of W1 and W2")
     tr.add_argument("--limit", type=int, default=0, help="use only the first N positions")
+    tr.add_argument("--init", default="", metavar="NET",
+                    help="start from this net file's weights (same hidden size and kind) instead of random ones")
     tr.set_defaults(run=cmd_train)
     options = parser.parse_args(argv)
     return options.run(options)

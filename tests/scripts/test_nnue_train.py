@@ -68,3 +68,34 @@ def test_features_name_the_pieces_as_the_engine_does():
     assert sorted(f for f in white if f != train.PAD) == sorted(
         nnue.feature(1, p.piece_type, int(p.color), sq) for sq, p in board.piece_map().items())
     assert white.count(train.PAD) == 32 - 4 and black.count(train.PAD) == 28
+
+
+def test_a_warm_start_begins_from_the_given_net(prepared, tmp_path):
+    from pruner.lab.nnuelib import train  # numpy's: imported past the skip above
+    first = tmp_path / "first.nnue"
+    first.write_bytes(_train(prepared, tmp_path, "first.nnue"))
+    start = nnue.load(str(first))
+    data = train.Prepared.load(prepared)
+    model = train.Model(train.TrainSettings(hidden=8), __import__("numpy").random.default_rng(3))
+    model.load_net(start)
+    # Loaded, the model is the file's net again: rounding it back gives the same integers.
+    again = model.to_net()
+    assert (again.w1, again.b1, again.w2, again.b2) == (start.w1, start.b1, start.w2, start.b2)
+    lines = []
+    train.train(data, train.TrainSettings(hidden=8, epochs=1, batch=256), report=lines.append, start=start)
+    assert any(line.startswith("held-out loss of the starting net") for line in lines)
+    # From the command line: the same data and seed, started elsewhere, end elsewhere.
+    warm = _train(prepared, tmp_path, "warm.nnue", "--init", str(first))
+    assert warm != _train(prepared, tmp_path, "cold.nnue") and nnue.from_bytes(warm).hidden == 8
+
+
+def test_a_warm_start_refuses_a_net_of_another_shape_or_no_net(prepared, tmp_path, capsys):
+    other = tmp_path / "other.nnue"
+    other.write_bytes(_train(prepared, tmp_path, "other.nnue"))  # 8 hidden units
+    out = str(tmp_path / "out.nnue")
+    base = ["train", prepared, "-o", out, "--epochs", "1", "--batch", "256"]
+    assert nnue_script.main(base + ["--hidden", "16", "--init", str(other)]) == 2
+    assert "has 8 hidden units; the settings ask for 16" in capsys.readouterr().err
+    assert nnue_script.main(base + ["--hidden", "8", "--init", str(tmp_path / "missing.nnue")]) == 2
+    assert "missing.nnue: No such file or directory" in capsys.readouterr().err
+    assert not os.path.exists(out)

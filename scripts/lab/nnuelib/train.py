@@ -190,6 +190,24 @@ class Model:
     def params(self):
         return [self.w1, self.b1, self.w2, self.b2]
 
+    def load_net(self, net: nnue.Net) -> None:
+        """Start from ``net``'s weights (the integer net divided by its scales): a warm start,
+        so a net trained on data since lost keeps what it learnt while new data is added.
+        The net's shape and kind must be this model's."""
+        s = self.settings
+        if (net.hidden, net.residual) != (s.hidden, s.residual):
+            raise ValueError("the starting net has %d hidden units%s; the settings ask for %d%s"
+                             % (net.hidden, "" if net.residual else " and replaces the classical evaluation",
+                                s.hidden, "" if s.residual else " and a net that replaces it"))
+        if (net.qa, net.qb, net.scale) != (s.qa, s.qb, s.scale):
+            raise ValueError("the starting net's scales (qa %d, qb %d, scale %d) are not the trainer's (%d, %d, %d)"
+                             % (net.qa, net.qb, net.scale, s.qa, s.qb, s.scale))
+        self.w1[:PAD] = np.asarray(net.w1, dtype=np.float32).reshape(PAD, s.hidden) / s.qa
+        self.w1[PAD] = 0
+        self.b1[:] = np.asarray(net.b1, dtype=np.float32) / s.qa
+        self.w2[:] = np.asarray(net.w2, dtype=np.float32) / s.qb
+        self.b2[0] = net.b2 / (s.qa * s.qb)
+
     def clip(self) -> None:
         np.clip(self.w1, -self.w1_bound, self.w1_bound, out=self.w1)
         self.w1[PAD] = 0
@@ -277,10 +295,14 @@ def evaluate_loss(model: Model, data: Prepared, target: np.ndarray, k: float, ba
     return total / max(1, len(data))
 
 
-def train(data: Prepared, settings: TrainSettings, report: Callable[[str], None] = print) -> Model:
-    """Train a net on ``data`` (held-out games set aside); reports a line per epoch."""
+def train(data: Prepared, settings: TrainSettings, report: Callable[[str], None] = print,
+          start: Optional[nnue.Net] = None) -> Model:
+    """Train a net on ``data`` (held-out games set aside); reports a line per epoch. ``start``:
+    a net to begin from (``Model.load_net``) instead of random weights."""
     rng = np.random.default_rng(settings.seed)
     model = Model(settings, rng)
+    if start is not None:
+        model.load_net(start)
     held = held_out_mask(data, settings.holdout)
     train_set, valid_set = data.subset(~held), data.subset(held)
     train_target, valid_target = targets(train_set, settings), targets(valid_set, settings)
@@ -290,6 +312,10 @@ def train(data: Prepared, settings: TrainSettings, report: Callable[[str], None]
     report("held-out loss of the classical evaluation alone: %.6f (teacher alone %.6f)"
            % (evaluate_loss_classical(valid_set, valid_target, settings.k),
               evaluate_loss_classical(valid_set, teacher_target, settings.k)))
+    if start is not None:
+        report("held-out loss of the starting net: %.6f (teacher alone %.6f)"
+               % (evaluate_loss(model, valid_set, valid_target, settings.k),
+                  evaluate_loss(model, valid_set, teacher_target, settings.k)))
     moments = [(np.zeros_like(p), np.zeros_like(p)) for p in model.params()]
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     step = 0
