@@ -71,12 +71,13 @@ def test_features_name_the_pieces_as_the_engine_does():
 
 
 def test_a_warm_start_begins_from_the_given_net(prepared, tmp_path):
+    import numpy as np
     from pruner.lab.nnuelib import train  # numpy's: imported past the skip above
     first = tmp_path / "first.nnue"
     first.write_bytes(_train(prepared, tmp_path, "first.nnue"))
     start = nnue.load(str(first))
     data = train.Prepared.load(prepared)
-    model = train.Model(train.TrainSettings(hidden=8), __import__("numpy").random.default_rng(3))
+    model = train.Model(train.TrainSettings(hidden=8), np.random.default_rng(3))
     model.load_net(start)
     # Loaded, the model is the file's net again: rounding it back gives the same integers.
     again = model.to_net()
