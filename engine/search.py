@@ -11,6 +11,7 @@ nodes and abort the running iteration by raising ``SearchAborted``. With an ``on
 callback, the same check reports progress inside long iterations (see ``PROGRESS_AFTER``).
 """
 
+import functools
 import importlib
 import math
 import os
@@ -95,10 +96,16 @@ class SearchParams:
     """Reverse futility margin per ply of depth."""
     nmp_depth: int = 3
     """Null-move pruning applies from this depth."""
+    nmp_base: int = 3
+    """Null-move reduction: ``nmp_base + depth // nmp_divisor`` plies."""
+    nmp_divisor: int = 4
+    """See ``nmp_base``."""
     lmr_depth: int = 3
     """Late move reductions apply from this depth."""
     lmr_moves: int = 3
     """... and from this many moves searched."""
+    lmr_divisor: int = 225
+    """Late move reduction ``log(depth) * log(moves) / (lmr_divisor / 100)``: smaller reduces more."""
     delta_margin: int = 200
     """Quiescence delta pruning margin (centipawns)."""
     lazy_net_margin: int = 0
@@ -117,7 +124,7 @@ class SearchParams:
     def parse(cls, text: str) -> "SearchParams":
         """Defaults overridden by ``name=value`` pairs separated by commas or spaces, e.g.
         ``"rfp_depth=0, nmp_depth=99"`` (the technique ablation matches use this). An unknown
-        name, a value that is not a number, or a ``weights`` module that cannot be imported
+        name, a value that is not a number (or a divisor below 1), or a ``weights`` module that cannot be imported
         raises ``ValueError``."""
         params = cls()
         for item in text.replace(",", " ").split():
@@ -131,7 +138,10 @@ class SearchParams:
                 nnue.net_named(value)  # a missing or damaged file is refused here too
                 params.evalfile = value
             else:
-                setattr(params, name, int(value) if name != "pruning" else value.lower() in ("1", "true", "on"))
+                number = int(value) if name != "pruning" else value.lower() in ("1", "true", "on")
+                if name in ("nmp_divisor", "lmr_divisor") and number < 1:
+                    raise ValueError("%s must be at least 1: %r" % (name, item))
+                setattr(params, name, number)
         return params
 
     @classmethod
@@ -162,13 +172,16 @@ def make_evaluator(params: SearchParams) -> Evaluator:
     return Evaluator(_weights_module(params.weights), nnue.net_named(params.evalfile), evalfile=params.evalfile)
 
 
-def _lmr_table() -> List[List[int]]:
-    """Reduction by depth and move number: the usual log(depth) * log(moves) shape."""
-    return [[0 if d == 0 or m == 0 else int(0.75 + math.log(d) * math.log(m) / 2.25) for m in range(64)]
+@functools.lru_cache(maxsize=8)
+def lmr_table(divisor: int = 225) -> List[List[int]]:
+    """Reduction by depth and move number: the usual log(depth) * log(moves) shape, divided by
+    ``divisor`` hundredths (``SearchParams.lmr_divisor``)."""
+    scale = divisor / 100.0
+    return [[0 if d == 0 or m == 0 else int(0.75 + math.log(d) * math.log(m) / scale) for m in range(64)]
             for d in range(64)]
 
 
-LMR = _lmr_table()
+LMR = lmr_table(225)
 
 
 class SearchRun:
@@ -787,7 +800,7 @@ class Searcher:
             # Step 5. Null-move pruning, guarded against zugzwang by requiring pieces.
             if null_ok and depth >= params.nmp_depth and static >= beta \
                     and pos.occ[pos.turn] & ~(bb[1] | bb[6]):
-                reduction = 3 + depth // 4
+                reduction = params.nmp_base + depth // params.nmp_divisor
                 do_null(pos)
                 keys = run.keys
                 keys.append(pos.key)
@@ -859,7 +872,8 @@ class Searcher:
                 if pruning and quiet and depth >= params.lmr_depth and searched >= params.lmr_moves \
                         and not in_check and not gives_check:
                     # Late move reductions: later quiet moves are searched shallower first.
-                    reduction = LMR[min(depth, 63)][min(searched, 63)] - (1 if pv_node else 0)
+                    table = LMR if params.lmr_divisor == 225 else lmr_table(params.lmr_divisor)
+                    reduction = table[min(depth, 63)][min(searched, 63)] - (1 if pv_node else 0)
                     reduction = max(0, min(reduction, new_depth - 1))
                 score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, True, gives_check)
                 if reduction and score > alpha:
