@@ -18,8 +18,9 @@ either way, bit for bit.
   move adds and subtracts whole columns (one precomputed integer per piece, colour and square),
   a few big-integer operations whatever N is, inline in ``pruner.engine.makemove.do_move_packed``.
   The clipped ReLU works lane-wise with masks from each lane's top bit, ``to_bytes(...)[::2]``
-  takes every lane's low byte (clipped values are 0..255) and the output layer is one
-  ``sum(map(mul, ...))``.
+  takes every lane's low byte (clipped values are 0..255) and the output layer is one numpy
+  dot product of those bytes (``PackedAccumulators.output``; ``sum(map(mul, ...))``, three times
+  slower, where numpy is not installed: the same integer).
 * ``lists`` (PyPy): a list of ints of four 16-bit lanes each, in the same order
   (``ListAccumulators``): machine words, which PyPy's JIT adds and shifts in registers where
   its big integers are library calls. A move makes the new list in one loop over the words
@@ -177,7 +178,9 @@ class PackedAccumulators:
 
     name = "packed"
 
-    def __init__(self, net: "Net") -> None:
+    def __init__(self, net: "Net", output: Optional[str] = None) -> None:
+        """``output``: ``numpy`` or ``python`` (``self.output``); None: numpy on CPython where
+        it is installed, else python."""
         hidden = net.hidden
         lanes = 2 * hidden
         self.sign_bits = sum(1 << (LANE * i + LANE - 1) for i in range(lanes))
@@ -200,6 +203,31 @@ class PackedAccumulators:
             self.columns.append(by_color)
         self.bias = _pack([b + LANE_OFFSET for b in net.b1]) + (_pack([b + LANE_OFFSET for b in net.b1]) << half)
         """The packed accumulator of an empty board (bias and lane offsets)."""
+        numpy = _numpy() if output == "numpy" or (output is None and platform.python_implementation() == "CPython") \
+            else None
+        if output == "numpy" and numpy is None:
+            raise ValueError("the numpy output layer needs numpy")
+        self.output = "numpy" if numpy is not None else "python"
+        """How the output layer's dot product is taken: ``numpy`` (CPython's default where numpy
+        is installed: a third of the time of ``sum(map(mul, ...))`` for 128 lanes) or ``python``."""
+        if numpy is not None:
+            # The clipped lanes' bytes, low byte of each lane then 0 (``to_bytes``), against the
+            # weights with a 0 between each: one dot product of the whole buffer, no slicing.
+            bound = 2 * lanes * 255 * max([abs(w) for w in net.w2] + [1])
+            dtype = numpy.int32 if bound < 2 ** 31 else numpy.int64
+            self._dot_white = self._interleaved(numpy, self.w2_white, dtype).dot
+            self._dot_black = self._interleaved(numpy, self.w2_black, dtype).dot
+            self._frombuffer, self._uint8 = numpy.frombuffer, numpy.uint8
+            self.evaluate = self.evaluate_numpy
+        else:
+            self.evaluate = self.evaluate_python
+
+    @staticmethod
+    def _interleaved(numpy, weights: List[int], dtype):
+        """``weights`` at the even places of an array twice as long, zeros at the odd ones."""
+        array_ = numpy.zeros(2 * len(weights), dtype=dtype)
+        array_[::2] = weights
+        return array_
 
     def accumulator(self, pieces) -> int:
         """The packed accumulator of a board from scratch; ``pieces``: (piece type, colour, square)."""
@@ -214,15 +242,37 @@ class PackedAccumulators:
         return acc
 
     def evaluate(self, acc: int, turn: int) -> int:
-        """The net's score in centipawns, from the side to move (``turn``: 1 White)."""
+        """The net's score in centipawns, from the side to move (``turn``: 1 White), by the
+        output layer ``self.output`` names. (``__init__`` binds that one to the instance under
+        this name, so the search's calls skip this dispatch.)"""
+        return (self.evaluate_numpy if self.output == "numpy" else self.evaluate_python)(acc, turn)
+
+    def _clipped(self, acc: int) -> int:
+        """The clipped ReLU of every lane, lane-wise in one integer (0..qa a lane)."""
+        sign = self.sign_bits
+        offsets = self.offsets
+        positive = ((acc & sign) >> (LANE - 1)) * 0xFFFF
+        above = acc - self.tops
+        over = ((above & sign) >> (LANE - 1)) * 0xFFFF
+        return (acc & positive) - (offsets & positive) - ((above & over) - (offsets & over))
+
+    def evaluate_python(self, acc: int, turn: int) -> int:
+        """``evaluate`` with the output layer as ``sum(map(mul, ...))`` over the lanes' low bytes."""
+        hidden = self._clipped(acc).to_bytes(self.lane_bytes, "little")[::2]
+        total = sum(map(mul, self.w2_white if turn else self.w2_black, hidden)) + self.b2
+        return total * self.scale // self.divisor
+
+    def evaluate_numpy(self, acc: int, turn: int) -> int:
+        """``evaluate`` with the output layer as one numpy dot product (the same integer)."""
+        # The clipping is written out again (not ``_clipped``): a call less at every evaluation.
         sign = self.sign_bits
         offsets = self.offsets
         positive = ((acc & sign) >> (LANE - 1)) * 0xFFFF
         above = acc - self.tops
         over = ((above & sign) >> (LANE - 1)) * 0xFFFF
         clipped = (acc & positive) - (offsets & positive) - ((above & over) - (offsets & over))
-        hidden = clipped.to_bytes(self.lane_bytes, "little")[::2]
-        total = sum(map(mul, self.w2_white if turn else self.w2_black, hidden)) + self.b2
+        lanes = self._frombuffer(clipped.to_bytes(self.lane_bytes, "little"), self._uint8)
+        total = int((self._dot_white if turn else self._dot_black)(lanes)) + self.b2
         return total * self.scale // self.divisor
 
 
@@ -406,6 +456,15 @@ def default_representation() -> str:
 
 REPRESENTATION = default_representation()
 """The accumulator representation of the nets this process makes, chosen at import."""
+
+
+def _numpy():
+    """numpy, or None where it is not installed (the pure-Python output layer is used then)."""
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
 
 
 def _rows(net: "Net") -> List[List[int]]:

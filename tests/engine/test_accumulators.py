@@ -50,8 +50,9 @@ def start_boards():
 
 def scratch(packed, board):
     """Today's evaluation of ``board`` from scratch (``packed``: a net's ``PackedAccumulators``):
-    the packed accumulator of its pieces."""
-    return packed.evaluate(packed.accumulator(nnue.board_pieces(board)), 1 if board.turn else 0)
+    the packed accumulator of its pieces, the output layer in pure Python (so CPython's numpy
+    output layer, the packed representation's there, is checked against it)."""
+    return packed.evaluate_python(packed.accumulator(nnue.board_pieces(board)), 1 if board.turn else 0)
 
 
 def check_playouts(net, count, seed):
@@ -225,3 +226,33 @@ def test_a_lazy_accumulator_waits_for_an_evaluation_and_is_computed_once():
     assert pos.acc.prev is first and first.acc is computed
     do_null(pos)
     assert pos.acc.acc is None  # a null move shares the node: it changes no piece
+
+
+def test_the_packed_output_layer_is_numpy_on_cpython_where_installed_and_python_otherwise(monkeypatch):
+    net = random_net(8, hidden=8, representation="packed")
+    assert nnue.PackedAccumulators(net, output="python").output == "python"
+    numpy_there = nnue._numpy() is not None
+    expected = "numpy" if numpy_there and platform.python_implementation() == "CPython" else "python"
+    assert net.accumulators.output == expected
+    monkeypatch.setattr(nnue, "_numpy", lambda: None)
+    assert nnue.PackedAccumulators(net).output == "python"
+    with pytest.raises(ValueError):
+        nnue.PackedAccumulators(net, output="numpy")
+
+
+@pytest.mark.skipif(nnue._numpy() is None, reason="numpy not installed")
+def test_numpy_and_python_output_layers_give_the_same_integer_on_random_accumulators():
+    # Beyond the playouts: lanes anywhere in 16 bits (below 0, above qa), both colours to move,
+    # and a net wide enough for the int64 weights.
+    rng = random.Random(7)
+    for hidden, top in ((3, 500), (64, 500), (600, 32767)):
+        base = random_net(hidden, hidden=hidden)
+        w2 = [rng.randint(-top, top) for _ in range(2 * hidden)]  # 600 x 32767: int64 weights
+        net = nnue.Net(hidden, base.qa, base.qb, base.scale, True, base.w1, base.b1, w2, base.b2,
+                       representation="packed")
+        python = nnue.PackedAccumulators(net, output="python")
+        numpy_ = nnue.PackedAccumulators(net, output="numpy")
+        for _ in range(200):
+            acc = nnue._pack([rng.randrange(-3000, 3000) + nnue.LANE_OFFSET for _ in range(2 * hidden)])
+            for turn in (0, 1):
+                assert numpy_.evaluate(acc, turn) == python.evaluate(acc, turn) == numpy_.evaluate_python(acc, turn)
