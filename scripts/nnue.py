@@ -216,7 +216,7 @@ def main(argv=None) -> int:
     tr.add_argument("--weight-decay", type=float, default=3.0, help="AdamW decay of W1 and W2")
     tr.add_argument("--limit", type=int, default=0, help="use only the first N positions")
     tr.add_argument("--init", default="", metavar="NET",
-                    help="start from this net file's weights (same hidden size and kind) instead of random ones")
+                    help="start from this net file's weights (same kind; fewer hidden units: widened) instead of random ones")
     tr.set_defaults(run=cmd_train)
     options = parser.parse_args(argv)
     return options.run(options)

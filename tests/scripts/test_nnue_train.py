@@ -90,13 +90,38 @@ def test_a_warm_start_begins_from_the_given_net(prepared, tmp_path):
     assert warm != _train(prepared, tmp_path, "cold.nnue") and nnue.from_bytes(warm).hidden == 8
 
 
+def test_a_warm_start_widens_a_smaller_net_into_the_same_function(prepared, tmp_path):
+    import numpy as np
+    from pruner.lab.nnuelib import train  # numpy's: imported past the skip above
+    small = tmp_path / "small.nnue"
+    small.write_bytes(_train(prepared, tmp_path, "small.nnue"))  # 8 hidden units
+    start = nnue.load(str(small))
+    data = train.Prepared.load(prepared)
+    narrow = train.Model(train.TrainSettings(hidden=8), np.random.default_rng(3))
+    narrow.load_net(start)
+    wide = train.Model(train.TrainSettings(hidden=16), np.random.default_rng(3))
+    wide.load_net(start)
+    batch = data.subset(slice(0, 300))
+    xw, xb = train.one_hot(batch.white), train.one_hot(batch.black)
+    out_narrow = narrow.forward(xw, xb, batch.stm_white)[0]
+    out_wide = wide.forward(xw, xb, batch.stm_white)[0]
+    assert np.allclose(out_narrow, out_wide, atol=1e-3)
+    net = wide.to_net()
+    assert net.hidden == 16 and net.w2[8:16] == [0] * 8 and net.w2[24:] == [0] * 8
+    assert net.w2[:8] == start.w2[:8] and net.w2[16:24] == start.w2[8:]
+    # From the command line: 8 units widened to 16 and trained.
+    assert nnue.from_bytes(_train(prepared, tmp_path, "wide.nnue", "--hidden", "16", "--init", str(small))).hidden == 16
+
+
 def test_a_warm_start_refuses_a_net_of_another_shape_or_no_net(prepared, tmp_path, capsys):
     other = tmp_path / "other.nnue"
     other.write_bytes(_train(prepared, tmp_path, "other.nnue"))  # 8 hidden units
     out = str(tmp_path / "out.nnue")
     base = ["train", prepared, "-o", out, "--epochs", "1", "--batch", "256"]
-    assert nnue_script.main(base + ["--hidden", "16", "--init", str(other)]) == 2
-    assert "has 8 hidden units; the settings ask for 16" in capsys.readouterr().err
+    assert nnue_script.main(base + ["--hidden", "4", "--init", str(other)]) == 2
+    assert "has 8 hidden units; the settings ask for 4" in capsys.readouterr().err
+    assert nnue_script.main(base + ["--hidden", "8", "--replace", "--init", str(other)]) == 2
+    assert "the settings ask for 8 and a net that replaces it" in capsys.readouterr().err
     assert nnue_script.main(base + ["--hidden", "8", "--init", str(tmp_path / "missing.nnue")]) == 2
     assert "missing.nnue: No such file or directory" in capsys.readouterr().err
     assert not os.path.exists(out)

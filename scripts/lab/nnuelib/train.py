@@ -193,19 +193,26 @@ class Model:
     def load_net(self, net: nnue.Net) -> None:
         """Start from ``net``'s weights (the integer net divided by its scales): a warm start,
         so a net trained on data since lost keeps what it learnt while new data is added.
-        The net's shape and kind must be this model's."""
+        The net's kind must be this model's; a net with fewer hidden units than the model is
+        widened: its units are the model's first ones and the others keep their random input
+        weights with output weights of 0, so the widened model computes the same function as
+        the net (and training grows the new units from there)."""
         s = self.settings
-        if (net.hidden, net.residual) != (s.hidden, s.residual):
-            raise ValueError("the starting net has %d hidden units%s; the settings ask for %d%s"
+        if net.residual != s.residual or net.hidden > s.hidden:
+            raise ValueError("the starting net has %d hidden units%s; the settings ask for %d%s (a net can be widened, not narrowed)"
                              % (net.hidden, "" if net.residual else " and replaces the classical evaluation",
                                 s.hidden, "" if s.residual else " and a net that replaces it"))
         if (net.qa, net.qb, net.scale) != (s.qa, s.qb, s.scale):
             raise ValueError("the starting net's scales (qa %d, qb %d, scale %d) are not the trainer's (%d, %d, %d)"
                              % (net.qa, net.qb, net.scale, s.qa, s.qb, s.scale))
-        self.w1[:PAD] = np.asarray(net.w1, dtype=np.float32).reshape(PAD, s.hidden) / s.qa
+        n = net.hidden
+        self.w1[:PAD, :n] = np.asarray(net.w1, dtype=np.float32).reshape(PAD, n) / s.qa
         self.w1[PAD] = 0
-        self.b1[:] = np.asarray(net.b1, dtype=np.float32) / s.qa
-        self.w2[:] = np.asarray(net.w2, dtype=np.float32) / s.qb
+        self.b1[:n] = np.asarray(net.b1, dtype=np.float32) / s.qa
+        w2 = np.asarray(net.w2, dtype=np.float32) / s.qb
+        self.w2[:] = 0  # the side to move's units, then the other side's: the new ones silent
+        self.w2[:n] = w2[:n]
+        self.w2[s.hidden:s.hidden + n] = w2[n:]
         self.b2[0] = net.b2 / (s.qa * s.qb)
 
     def clip(self) -> None:
