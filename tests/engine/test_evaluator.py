@@ -74,3 +74,42 @@ def test_searchers_with_different_evaluations_interleaved_search_as_each_alone(t
         for searcher in searchers:  # one search each, in turn
             interleaved[searcher.params.evalfile].append(_search(searcher, fen, depth))
     assert interleaved == alone
+
+
+def test_the_evaluation_table_answers_a_position_again_and_gives_a_slot_to_the_newest_key():
+    # evaluate_position's table (``EvalTable``, direct-mapped by the key's low bits): a
+    # position evaluated again is answered from it with the same number; a key sharing the
+    # slot takes it over, and the first is then computed again, to the same number.
+    from pruner.engine import evaluate
+    from pruner.engine.board import Position
+    from pruner.engine.makemove import do_move, undo_move
+    from pruner.engine.attacks import from_move
+    evaluator = evaluate.Evaluator(net=random_net(5))
+    table = evaluator.eval_cache
+    board = chess.Board(bench.POSITIONS[2])
+    pos = Position(board, evaluator)
+    first = evaluator.evaluate_position(pos)
+    assert pos.key in table and table[pos.key] == first and len(table) == 1
+    assert evaluator.evaluate_position(pos) == first
+    # Another key on the same slot (a forged one: the table only sees keys).
+    other = pos.key ^ (1 << 40)
+    assert other & table.mask == pos.key & table.mask and other not in table
+    table.keys[pos.key & table.mask] = other
+    assert pos.key not in table
+    assert evaluator.evaluate_position(pos) == first and table[pos.key] == first
+    # Every move's position: from the table or not, the evaluation from scratch.
+    for move in list(board.legal_moves)[:12]:
+        do_move(pos, from_move(move))
+        board.push(move)
+        assert evaluator.evaluate_position(pos) == evaluator.evaluate(board)
+        assert evaluator.evaluate_position(pos) == evaluator.evaluate(board)  # now from the table
+        undo_move(pos)
+        board.pop()
+    table.clear()
+    assert len(table) == 0
+    try:
+        table[pos.key]
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("an empty slot answered")
