@@ -172,8 +172,12 @@ def make_evaluator(params: SearchParams) -> Evaluator:
     return Evaluator(_weights_module(params.weights), nnue.net_named(params.evalfile), evalfile=params.evalfile)
 
 
+LMR_DIVISOR = SearchParams.lmr_divisor
+"""The default LMR divisor, whose table ``LMR`` the search uses without a lookup."""
+
+
 @functools.lru_cache(maxsize=8)
-def lmr_table(divisor: int = 225) -> List[List[int]]:
+def lmr_table(divisor: int = LMR_DIVISOR) -> List[List[int]]:
     """Reduction by depth and move number: the usual log(depth) * log(moves) shape, divided by
     ``divisor`` hundredths (``SearchParams.lmr_divisor``)."""
     scale = divisor / 100.0
@@ -181,7 +185,7 @@ def lmr_table(divisor: int = 225) -> List[List[int]]:
             for d in range(64)]
 
 
-LMR = lmr_table(225)
+LMR = lmr_table(LMR_DIVISOR)
 
 
 class SearchRun:
@@ -872,7 +876,7 @@ class Searcher:
                 if pruning and quiet and depth >= params.lmr_depth and searched >= params.lmr_moves \
                         and not in_check and not gives_check:
                     # Late move reductions: later quiet moves are searched shallower first.
-                    table = LMR if params.lmr_divisor == 225 else lmr_table(params.lmr_divisor)
+                    table = LMR if params.lmr_divisor == LMR_DIVISOR else lmr_table(params.lmr_divisor)
                     reduction = table[min(depth, 63)][min(searched, 63)] - (1 if pv_node else 0)
                     reduction = max(0, min(reduction, new_depth - 1))
                 score = -self._negamax(new_depth - reduction, -alpha - 1, -alpha, ply + 1, True, gives_check)
