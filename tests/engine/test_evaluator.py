@@ -7,6 +7,7 @@ import ast
 import os
 
 import chess
+import pytest
 
 from pruner.engine import bench
 from pruner.engine.search import Searcher, SearchParams
@@ -107,9 +108,5 @@ def test_the_evaluation_table_answers_a_position_again_and_gives_a_slot_to_the_n
         board.pop()
     table.clear()
     assert len(table) == 0
-    try:
+    with pytest.raises(KeyError):  # an empty slot does not answer
         table[pos.key]
-    except KeyError:
-        pass
-    else:
-        raise AssertionError("an empty slot answered")
