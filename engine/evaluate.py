@@ -55,41 +55,8 @@ _FILE_COUNT = [bin(files).count("1") for files in range(256)]
 
 _PAWN_CACHE_MAX = 1 << 16
 """Entries an evaluator's pawn caches hold before they are emptied."""
-_EVAL_TABLE_BITS = 18
-"""An evaluator's evaluation table has 2^this slots (``EvalTable``)."""
-
-
-class EvalTable:
-    """Evaluations by Zobrist key in a direct-mapped table: two lists, the key and the value of
-    each slot, indexed by the key's low bits; a new key takes its slot over. The search's
-    ``evaluate_position`` reads the lists itself (an index and a compare; on PyPy two lists of
-    machine integers). It replaced a dict emptied at 65,536 entries, meant to be cheaper on
-    PyPy, where vmprof put the evaluation's share at three times 03b47ba's; at 2^18 slots it
-    answers as many evaluations (bench 7: 436,790 net evaluations against 436,856). Its speed
-    against the dict is not yet measured on an idle machine (docs/results.md). Keys are 63-bit,
-    so no key is the empty slot's -1."""
-
-    def __init__(self, bits: Optional[int] = None) -> None:
-        bits = _EVAL_TABLE_BITS if bits is None else bits
-        self.mask = (1 << bits) - 1
-        self.keys = [-1] * (1 << bits)
-        self.values = [0] * (1 << bits)
-
-    def __contains__(self, key: int) -> bool:
-        return self.keys[key & self.mask] == key
-
-    def __getitem__(self, key: int) -> int:
-        if key not in self:
-            raise KeyError(key)
-        return self.values[key & self.mask]
-
-    def __len__(self) -> int:
-        """Slots in use (a count over the whole table: for tests, not the search)."""
-        return sum(1 for key in self.keys if key != -1)
-
-    def clear(self) -> None:
-        """Empty every slot, in place (the search holds the lists)."""
-        self.keys[:] = [-1] * len(self.keys)
+_EVAL_CACHE_MAX = 1 << 16
+"""Entries an evaluator's evaluation cache holds before it is emptied."""
 
 
 class Evaluator:
@@ -404,12 +371,14 @@ def _position_evaluation(evaluator: Evaluator):
     pawn_entries: dict = {}
     """``pawn_entry`` memo for the search, by ``white_pawns ^ black_pawns >> 8 * 12289`` (63 bits:
     a machine word on PyPy); an entry holds its bitboards, so a shared key is only a miss."""
-    eval_cache = EvalTable()
+    eval_cache: dict = {}
     """``evaluate_position`` by Zobrist key (pieces and side to move decide the evaluation; the key
     also holds castling and en passant, which only split entries). About 38% of the bench's
     evaluations are of a position evaluated before (re-searches, transpositions), and a lookup
-    costs a tenth of an evaluation with the net."""
-    eval_keys, eval_values, eval_mask = eval_cache.keys, eval_cache.values, eval_cache.mask
+    costs a tenth of an evaluation with the net. A dict emptied at ``_EVAL_CACHE_MAX`` entries:
+    a direct-mapped table of two lists (eaf9dea) answered as many evaluations but was slower on
+    PyPy (bench 8, whole processes alternated on an idle machine: the dict 1.28x its nodes/s,
+    median of 4 paired runs; CPython even), so the dict came back (docs/nnue.md)."""
     pawn_entry = evaluator.pawn_entry
     pair_mg, pair_eg = evaluator.bishop_pair
     open_mg, open_eg = evaluator.rook_open_file
@@ -492,9 +461,9 @@ def _position_evaluation(evaluator: Evaluator):
         to move: the classical evaluation plus the net's correction (its accumulator is
         ``pos.acc``), or the net alone."""
         key = pos.key
-        slot = key & eval_mask
-        if eval_keys[slot] == key:
-            return eval_values[slot]
+        value = eval_cache.get(key)
+        if value is not None:
+            return value
         if net is None:
             value = classical_position(pos)
         else:
@@ -502,8 +471,9 @@ def _position_evaluation(evaluator: Evaluator):
             value = classical_position(pos) + learned if net.residual else learned
         if not -EVAL_LIMIT <= value <= EVAL_LIMIT:  # ``bounded``, inline: this is the search's hot path
             value = EVAL_LIMIT if value > 0 else -EVAL_LIMIT
-        eval_keys[slot] = key
-        eval_values[slot] = value
+        if len(eval_cache) >= _EVAL_CACHE_MAX:
+            eval_cache.clear()
+        eval_cache[key] = value
         return value
 
     def evaluate_outside(pos, alpha: int, beta: int, margin: int) -> int:
@@ -512,9 +482,9 @@ def _position_evaluation(evaluator: Evaluator):
         ``beta``): then the classical score alone (the net's correction is below 277 cp at 99%
         of the bench's evaluations, so the side of the window rarely changes), not kept in the
         evaluation cache. For the quiescence search's stand pat (``SearchParams.lazy_net_margin``)."""
-        slot = pos.key & eval_mask
-        if eval_keys[slot] == pos.key:
-            return eval_values[slot]
+        value = eval_cache.get(pos.key)
+        if value is not None:
+            return value
         if net is None or not net.residual:
             return evaluate_position(pos)
         classical = value = classical_position(pos)
@@ -524,8 +494,9 @@ def _position_evaluation(evaluator: Evaluator):
         if not -EVAL_LIMIT <= value <= EVAL_LIMIT:
             value = EVAL_LIMIT if value > 0 else -EVAL_LIMIT
         if not outside:
-            eval_keys[slot] = pos.key
-            eval_values[slot] = value
+            if len(eval_cache) >= _EVAL_CACHE_MAX:
+                eval_cache.clear()
+            eval_cache[pos.key] = value
         return value
 
     return evaluate_position, classical_position, pawn_entries, eval_cache, evaluate_outside

@@ -7,7 +7,6 @@ import ast
 import os
 
 import chess
-import pytest
 
 from pruner.engine import bench
 from pruner.engine.search import Searcher, SearchParams
@@ -77,36 +76,32 @@ def test_searchers_with_different_evaluations_interleaved_search_as_each_alone(t
     assert interleaved == alone
 
 
-def test_the_evaluation_table_answers_a_position_again_and_gives_a_slot_to_the_newest_key():
-    # evaluate_position's table (``EvalTable``, direct-mapped by the key's low bits): a
-    # position evaluated again is answered from it with the same number; a key sharing the
-    # slot takes it over, and the first is then computed again, to the same number.
+def test_the_evaluation_cache_answers_a_position_again_and_is_emptied_when_full(monkeypatch):
+    # evaluate_position's cache (a dict by Zobrist key, emptied at _EVAL_CACHE_MAX entries): a
+    # position evaluated again is answered from it with the same number as from scratch, and
+    # the cache never holds more than its maximum.
     from pruner.engine import evaluate
     from pruner.engine.board import Position
     from pruner.engine.makemove import do_move, undo_move
     from pruner.engine.attacks import from_move
+    monkeypatch.setattr(evaluate, "_EVAL_CACHE_MAX", 8)
     evaluator = evaluate.Evaluator(net=random_net(5))
-    table = evaluator.eval_cache
+    cache = evaluator.eval_cache
     board = chess.Board(bench.POSITIONS[2])
     pos = Position(board, evaluator)
     first = evaluator.evaluate_position(pos)
-    assert pos.key in table and table[pos.key] == first and len(table) == 1
+    assert cache == {pos.key: first}
     assert evaluator.evaluate_position(pos) == first
-    # Another key on the same slot (a forged one: the table only sees keys).
-    other = pos.key ^ (1 << 40)
-    assert other & table.mask == pos.key & table.mask and other not in table
-    table.keys[pos.key & table.mask] = other
-    assert pos.key not in table
-    assert evaluator.evaluate_position(pos) == first and table[pos.key] == first
-    # Every move's position: from the table or not, the evaluation from scratch.
-    for move in list(board.legal_moves)[:12]:
+    cache[pos.key] = first + 1  # a forged entry: proof that the second answer came from the cache
+    assert evaluator.evaluate_position(pos) == first + 1
+    cache.clear()
+    sizes = []
+    for move in list(board.legal_moves)[:20]:
         do_move(pos, from_move(move))
         board.push(move)
         assert evaluator.evaluate_position(pos) == evaluator.evaluate(board)
-        assert evaluator.evaluate_position(pos) == evaluator.evaluate(board)  # now from the table
+        assert evaluator.evaluate_position(pos) == evaluator.evaluate(board)  # now from the cache
+        sizes.append(len(cache))
         undo_move(pos)
         board.pop()
-    table.clear()
-    assert len(table) == 0
-    with pytest.raises(KeyError):  # an empty slot does not answer
-        table[pos.key]
+    assert max(sizes) == 8 and min(sizes[8:]) < 8  # filled to the maximum, then emptied
