@@ -5,6 +5,7 @@ plays an illegal move, oversleeps its clock or fails to start on request.  The l
 plays Pruner against itself.
 """
 
+import concurrent.futures
 import io
 import json
 import os
@@ -12,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 
 import chess
 import chess.engine
@@ -20,7 +22,7 @@ import pytest
 
 import match as match_cli
 from pruner.lab.matchlib.adjudication import AdjudicationRules, Adjudicator, rules_outcome
-from pruner.lab.matchlib.engines import EnginePlayer, match_options, parse_engine_spec, parse_option
+from pruner.lab.matchlib.engines import EnginePlayer, match_options, parse_engine_spec, parse_option, wait_monotonic
 from pruner.lab.matchlib.game import GameJob, GameRecord, GameSettings, play_game
 from pruner.lab.matchlib.openings import Opening, load_openings, pair_order
 from pruner.lab.matchlib.pgnout import record_to_pgn
@@ -382,6 +384,48 @@ def test_movetime_overrun_is_a_time_loss():
                        GameSettings(tc=TimeControl(movetime=0.1), margin=0.05))
     assert record.termination == "time forfeit" and len(record.board.move_stack) == 2
     assert white.limits[0][0].time == 0.1 and white.limits[0][1] == pytest.approx(0.15)
+
+
+class EarlyWakingFuture(concurrent.futures.Future):
+    """A future whose first timed waits end at once, as PyPy's do when the wall clock steps."""
+
+    def __init__(self, early_wakes: int, answer=None) -> None:
+        super().__init__()
+        self.early_wakes = early_wakes
+        self.answer = answer
+        """Set as the result after the early wakes (None: the engine never answers)."""
+        self.waits = []
+
+    def result(self, timeout=None):
+        self.waits.append(timeout)
+        if self.early_wakes and not self.done():
+            self.early_wakes -= 1
+            raise concurrent.futures.TimeoutError()
+        if self.answer is not None and not self.done():
+            self.set_result(self.answer)
+        return super().result(timeout)
+
+
+def test_a_wait_cut_short_by_the_wall_clock_is_waited_out():
+    future = EarlyWakingFuture(early_wakes=2, answer="e2e4")
+    assert wait_monotonic(future, 60.0, time.perf_counter()) == "e2e4"
+    assert len(future.waits) == 3 and all(0 < wait <= 60.0 for wait in future.waits)
+
+
+def test_a_wait_still_times_out_at_its_monotonic_deadline():
+    future = EarlyWakingFuture(early_wakes=1)
+    start = time.perf_counter()
+    with pytest.raises(concurrent.futures.TimeoutError):
+        wait_monotonic(future, 0.05, start)
+    assert time.perf_counter() - start >= 0.05 and len(future.waits) == 2
+
+
+def test_a_timeout_raised_by_the_coroutine_itself_is_not_waited_out():
+    future = EarlyWakingFuture(early_wakes=0)
+    future.set_exception(concurrent.futures.TimeoutError())
+    with pytest.raises(concurrent.futures.TimeoutError):
+        wait_monotonic(future, 60.0, time.perf_counter())
+    assert len(future.waits) == 1
 
 
 def test_engine_that_stops_answering_is_killed_at_the_deadline():
