@@ -104,8 +104,9 @@ class SearchParams:
     """Late move reductions apply from this depth."""
     lmr_moves: int = 3
     """... and from this many moves searched."""
-    lmr_divisor: int = 225
-    """Late move reduction ``log(depth) * log(moves) / (lmr_divisor / 100)``: smaller reduces more."""
+    lmr_divisor: int = 150
+    """Late move reduction ``log(depth) * log(moves) / (lmr_divisor / 100)``: smaller reduces more.
+    150 since 2026-12-03 (225 before: +23.7 ± 18.1 Elo at 10+0.1, 1,000 games; docs/nnue.md)."""
     delta_margin: int = 200
     """Quiescence delta pruning margin (centipawns)."""
     lazy_net_margin: int = 0

@@ -101,7 +101,7 @@ class StrengthModel:
 MODEL = StrengthModel()
 """The model ``UCI_Elo`` uses."""
 
-CALIBRATED_SEARCH = "weights=pruner.engine.weights evalfile=classical"
+CALIBRATED_SEARCH = "weights=pruner.engine.weights evalfile=classical lmr_divisor=225"
 """The search every ``CALIBRATION`` point was measured with, as ``SearchParams.parse`` reads
 it: the engine's search (the techniques tried since the calibration were all off by default
 and have left the code, docs/lab/strength.md; a technique adopted later is switched off here by
@@ -111,7 +111,8 @@ their own, say engine/weights_calibrated.py, named here, and a limited search ev
 them: the searcher makes its ``pruner.engine.evaluate.Evaluator`` with them), and the classical
 evaluation alone (``evalfile``: the
 levels were measured before the learned evaluation, which keeps them honest without
-re-calibrating; issue 47)."""
+re-calibrating; issue 47), and the late move reductions of then (``lmr_divisor=225``: the
+engine's default became 150 on 2026-12-03, issue 52)."""
 
 CALIBRATED_BENCH = 166869
 """``pruner bench``'s node count (depth 5) with ``CALIBRATED_SEARCH``: the signature of the

@@ -352,16 +352,16 @@ def test_reduction_parameters_change_the_tree_and_their_defaults_do_not():
     # The step-4 tuning knobs (issue 52): the defaults are the old constants (the same tree),
     # and another value reaches the search (a different tree).
     from pruner.engine.search import SearchParams, lmr_table, LMR
-    assert lmr_table(225) is LMR
-    assert lmr_table(150)[20][20] > LMR[20][20]
+    assert lmr_table(150) is LMR
+    assert lmr_table(225)[20][20] < LMR[20][20]
     board = chess.Board(bench.POSITIONS[1])
 
     def nodes(text):
         return Searcher(16, SearchParams.parse(text)).search(board, Limits(depth=6)).nodes
 
     default = nodes("")
-    assert nodes("nmp_base=3 nmp_divisor=4 lmr_divisor=225") == default
-    assert nodes("lmr_divisor=150") != default
+    assert nodes("nmp_base=3 nmp_divisor=4 lmr_divisor=150") == default
+    assert nodes("lmr_divisor=225") != default
     assert nodes("nmp_base=2") != default
 
 
