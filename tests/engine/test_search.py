@@ -349,8 +349,9 @@ def test_search_params_parse_overrides_and_rejects_unknown_names():
 
 
 def test_reduction_parameters_change_the_tree_and_their_defaults_do_not():
-    # The step-4 tuning knobs (issue 52): the defaults are the old constants (the same tree),
-    # and another value reaches the search (a different tree).
+    # The step-4 tuning knobs (issue 52): the defaults spelled out give the default tree (the
+    # default LMR divisor uses the constant table), and another value reaches the search (a
+    # different tree).
     from pruner.engine.search import SearchParams, lmr_table, LMR
     assert lmr_table(150) is LMR
     assert lmr_table(225)[20][20] < LMR[20][20]
