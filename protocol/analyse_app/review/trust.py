@@ -37,7 +37,7 @@ class Measured:
     accuracy_diff: float
     """Mean absolute difference of a player's accuracy from the reference's, in points."""
     seconds: float
-    """CPU seconds per game of the measurement (CPython for Pruner; games of 74 plies on average)."""
+    """CPU seconds per game of the measurement (CPython for Pruner, on the machine of its run; games of 74 plies on average)."""
 
     @property
     def budget(self) -> str:
@@ -61,13 +61,14 @@ class Measured:
 
 
 MEASURED: Tuple[Measured, ...] = (
-    # scripts/judge_agreement.py, 2026-11-28, commit 4e3017b (docs/analysis.md, docs/results.md):
+    # scripts/judge_agreement.py, 2026-12-03, commit 71ff1c9, CPython, half-speed machine (docs/analysis.md):
     # mistakes and blunders found / the reference's 102, found / all this budget marked.
-    Measured("Pruner", 4, None, recall=34 / 102, precision=34 / 59, accuracy_diff=5.96, seconds=1.96),
-    Measured("Pruner", 6, None, recall=42 / 102, precision=42 / 66, accuracy_diff=5.50, seconds=8.78),
-    Measured("Pruner", 7, None, recall=46 / 102, precision=46 / 69, accuracy_diff=5.08, seconds=18.51),
-    Measured("Pruner", 8, None, recall=44 / 102, precision=44 / 70, accuracy_diff=5.05, seconds=37.27),
-    Measured("Pruner", None, 1000, recall=47 / 102, precision=47 / 74, accuracy_diff=4.78, seconds=55.87),
+    Measured("Pruner", 4, None, recall=42 / 102, precision=42 / 70, accuracy_diff=5.40, seconds=8.02),
+    Measured("Pruner", 6, None, recall=42 / 102, precision=42 / 64, accuracy_diff=5.52, seconds=32.93),
+    Measured("Pruner", 7, None, recall=42 / 102, precision=42 / 66, accuracy_diff=6.53, seconds=65.06),
+    Measured("Pruner", 8, None, recall=44 / 102, precision=44 / 74, accuracy_diff=5.34, seconds=121.27),
+    Measured("Pruner", None, 1000, recall=40 / 102, precision=40 / 66, accuracy_diff=5.91, seconds=73.93),
+    # Stockfish's rows: 2026-11-28 (4e3017b's run; its judgements do not depend on Pruner's commit).
     Measured("Stockfish", 12, None, recall=83 / 102, precision=83 / 110, accuracy_diff=1.44, seconds=2.59),
     Measured("Stockfish", 16, None, recall=89 / 102, precision=89 / 105, accuracy_diff=1.02, seconds=13.79),
 )
