@@ -37,7 +37,8 @@ class Measured:
     accuracy_diff: float
     """Mean absolute difference of a player's accuracy from the reference's, in points."""
     seconds: float
-    """CPU seconds per game of the measurement (CPython for Pruner, on the machine of its run; games of 74 plies on average)."""
+    """CPU seconds per game of the measurement (CPython for Pruner; games of 74 plies on average), on
+    the machine the comment over ``MEASURED`` names: Pruner's rows and Stockfish's differ."""
 
     @property
     def budget(self) -> str:
@@ -68,7 +69,8 @@ MEASURED: Tuple[Measured, ...] = (
     Measured("Pruner", 7, None, recall=42 / 102, precision=42 / 66, accuracy_diff=6.53, seconds=65.06),
     Measured("Pruner", 8, None, recall=44 / 102, precision=44 / 74, accuracy_diff=5.34, seconds=121.27),
     Measured("Pruner", None, 1000, recall=40 / 102, precision=40 / 66, accuracy_diff=5.91, seconds=73.93),
-    # Stockfish's rows: 2026-11-28 (4e3017b's run; its judgements do not depend on Pruner's commit).
+    # Stockfish's rows: 2026-11-28, 4e3017b's run on the shared machine (about twice the half-speed
+    # one's speed); its judgements do not depend on Pruner's commit.
     Measured("Stockfish", 12, None, recall=83 / 102, precision=83 / 110, accuracy_diff=1.44, seconds=2.59),
     Measured("Stockfish", 16, None, recall=89 / 102, precision=89 / 105, accuracy_diff=1.02, seconds=13.79),
 )
